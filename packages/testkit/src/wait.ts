@@ -1,0 +1,149 @@
+import { TestkitError } from './errors';
+
+/** Time source for helpers with timers; tests may pass a fake one. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock. Reads the globals at call time, so `vi.useFakeTimers()` applies. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** Options of {@link waitFor}. */
+export interface WaitForOptions {
+  /** Give up after this many milliseconds. @default 5000 */
+  timeoutMs?: number;
+  /** Pause between two polls. @default 25 */
+  intervalMs?: number;
+  /** What is being waited for, used in the timeout message. @default 'condition' */
+  message?: string;
+  /** Time source. @default systemClock */
+  clock?: Clock;
+}
+
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
+/**
+ * Polls `predicate` until it returns a truthy value (or a promise of one) and
+ * resolves with that value. A predicate that throws counts as "not yet"; its
+ * last error is quoted if the wait times out. Rejects with a `TestkitError`
+ * of code `WAIT_TIMEOUT` after `timeoutMs`. The predicate runs at once first.
+ */
+export function waitFor<T>(
+  predicate: () => T | Promise<T>,
+  options: WaitForOptions = {},
+): Promise<Truthy<T>> {
+  const { timeoutMs = 5000, intervalMs = 25, message = 'condition', clock = systemClock } = options;
+  const deadline = clock.now() + timeoutMs;
+  return new Promise<Truthy<T>>((resolve, reject) => {
+    let lastError: unknown;
+    const poll = async (): Promise<void> => {
+      try {
+        const value = await predicate();
+        if (value) return resolve(value as Truthy<T>);
+      } catch (error) {
+        lastError = error;
+      }
+      if (clock.now() >= deadline) {
+        const cause =
+          lastError === undefined
+            ? ''
+            : `; last error: ${String((lastError as Error)?.message ?? lastError)}`;
+        return reject(
+          new TestkitError('WAIT_TIMEOUT', `waitFor: ${message} not met within ${timeoutMs} ms${cause}`, {
+            cause: lastError,
+          }),
+        );
+      }
+      clock.setTimeout(() => void poll(), Math.max(0, Math.min(intervalMs, deadline - clock.now())));
+    };
+    void poll();
+  });
+}
+
+/** A promise with its resolve/reject exposed. */
+export interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T | PromiseLike<T>): void;
+  reject(reason?: unknown): void;
+  /** True once resolve or reject was called. */
+  readonly settled: boolean;
+}
+
+/** Creates a {@link Deferred}. Calls after the first resolve/reject are ignored. */
+export function deferred<T = void>(): Deferred<T> {
+  let settled = false;
+  let res!: (value: T | PromiseLike<T>) => void;
+  let rej!: (reason?: unknown) => void;
+  const promise = new Promise<T>((resolve, reject) => {
+    res = resolve;
+    rej = reject;
+  });
+  return {
+    promise,
+    resolve(value) {
+      settled = true;
+      res(value);
+    },
+    reject(reason) {
+      settled = true;
+      rej(reason);
+    },
+    get settled() {
+      return settled;
+    },
+  };
+}
+
+/**
+ * A gate for race tests: code under test parks on `wait()`; the test learns
+ * that it got there with `whenArrived(n)` and lets everyone through with `open()`.
+ */
+export interface Gate {
+  /** Resolves once the gate is open (at once if it already is). */
+  wait(): Promise<void>;
+  /** Opens the gate for good; idempotent. */
+  open(): void;
+  readonly isOpen: boolean;
+  /** How many `wait()` calls have been made so far. */
+  readonly arrived: number;
+  /** Resolves once `wait()` has been called at least `n` times (default 1). */
+  whenArrived(n?: number): Promise<void>;
+}
+
+/** Creates a closed {@link Gate}. */
+export function gate(): Gate {
+  const opened = deferred<void>();
+  let arrived = 0;
+  const watchers: { n: number; done: Deferred<void> }[] = [];
+  return {
+    wait() {
+      arrived += 1;
+      for (const w of watchers.filter((x) => x.n <= arrived)) {
+        w.done.resolve();
+        watchers.splice(watchers.indexOf(w), 1);
+      }
+      return opened.promise;
+    },
+    open() {
+      opened.resolve();
+    },
+    get isOpen() {
+      return opened.settled;
+    },
+    get arrived() {
+      return arrived;
+    },
+    whenArrived(n = 1) {
+      if (arrived >= n) return Promise.resolve();
+      const done = deferred<void>();
+      watchers.push({ n, done });
+      return done.promise;
+    },
+  };
+}

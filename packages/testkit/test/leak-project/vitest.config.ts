@@ -1,0 +1,3 @@
+import { waveVitestConfig } from '../../../../vitest.shared';
+
+export default waveVitestConfig({ include: ['*.leaky.ts'] });
