@@ -1,3 +1,3 @@
-import { waveVitestConfig } from '../../vitest.shared';
+import { waveVitestConfig } from '../../vitest.shared.ts';
 
 export default waveVitestConfig();
