@@ -1,0 +1,514 @@
+import { hasReferences } from './expand';
+import type {
+  ConfigIssue,
+  ConfigIssueCode,
+  ConfigSource,
+  KnownTransport,
+  Lifecycle,
+  ServerConfig,
+} from './types';
+
+/** Server names: what `mcp__<server>__<tool>` can split unambiguously (and no `__` inside). */
+export const SERVER_NAME_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
+/** At most this many servers after merge; the rest are reported (`LIMIT_EXCEEDED`) in precedence order. */
+export const MAX_SERVERS = 32;
+/** Lifecycle used when a server does not say. */
+export const DEFAULT_LIFECYCLE: Lifecycle = 'lazy';
+/** Idle timeout used when a server does not say (10 minutes). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+/** Largest accepted timeout: the largest delay `setTimeout` honours (about 24.8 days). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+const KNOWN_TRANSPORTS: readonly string[] = ['stdio', 'http', 'sse'];
+const LIFECYCLES: readonly string[] = ['lazy', 'eager', 'keep-alive'];
+const STDIO_FIELDS = ['command', 'args', 'env', 'cwd'] as const;
+const REMOTE_FIELDS = ['url', 'headers'] as const;
+const EXTENSION_FIELDS = [
+  'lifecycle',
+  'idleTimeoutMs',
+  'connectTimeoutMs',
+  'callTimeoutMs',
+  'approveTools',
+  'description',
+] as const;
+const KNOWN_KEYS: ReadonlySet<string> = new Set<string>([
+  'type',
+  ...STDIO_FIELDS,
+  ...REMOTE_FIELDS,
+  ...EXTENSION_FIELDS,
+]);
+
+/** Hints for keys other hosts use, so the warning says what to write instead. */
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  idleTimeout: 'did you mean "idleTimeoutMs" (milliseconds)?',
+  connectTimeout: 'did you mean "connectTimeoutMs" (milliseconds)?',
+  callTimeout: 'did you mean "callTimeoutMs" (milliseconds)?',
+  timeout: 'use "callTimeoutMs" or "connectTimeoutMs" (milliseconds)',
+  disabled:
+    'turning servers on and off is not read from config files; disconnect the server in the host instead',
+  autoApprove: 'use "approveTools" (honoured only in the user file or the constructor option)',
+  alwaysAllow: 'use "approveTools" (honoured only in the user file or the constructor option)',
+  transport: 'use "type"',
+  serverUrl: 'use "url"',
+  oauth: 'OAuth is not supported; pass credentials with "headers"',
+};
+
+const TYPE_HINTS: Readonly<Record<string, string>> = {
+  'streamable-http': 'use "http" (Streamable HTTP)',
+  streamablehttp: 'use "http" (Streamable HTTP)',
+  streamable_http: 'use "http" (Streamable HTTP)',
+  'http-stream': 'use "http" (Streamable HTTP)',
+  ws: 'WebSocket servers are not supported; use "http" or "sse" if the server offers them',
+  websocket: 'WebSocket servers are not supported; use "http" or "sse" if the server offers them',
+};
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Where an issue applies, for the messages and the issue fields. */
+export interface IssueContext {
+  source: ConfigSource;
+  file?: string;
+  plugin?: string;
+}
+
+/** Result of {@link validateServer}. */
+export interface ServerValidation {
+  name: string;
+  /** False when the name breaks {@link SERVER_NAME_PATTERN} or has `__`: the entry is dropped. */
+  nameValid: boolean;
+  /** Normalized transport: the explicit known `type`, else inferred; the written string when unknown; `unknown` when undecidable. */
+  transport: string;
+  /** The `type` as written when it is a string but not a known transport. */
+  unknownType?: string;
+  /** The fields that passed validation, as written (unexpanded). Invalid and unknown fields are absent. */
+  config: ServerConfig;
+  issues: ConfigIssue[];
+  /** No `error` issue. */
+  ok: boolean;
+}
+
+/** Where a server or file is, in words (for messages). */
+export function describeLocation(ctx: IssueContext): string {
+  if (ctx.source === 'constructor') return 'the mcpServers option';
+  if (ctx.source === 'plugin') return `plugin "${ctx.plugin ?? '?'}"`;
+  return ctx.file ?? `the ${ctx.source} config file`;
+}
+
+/** Build one issue with the context filled in. */
+export function makeIssue(
+  ctx: IssueContext,
+  severity: ConfigIssue['severity'],
+  code: ConfigIssueCode,
+  message: string,
+  extra: { server?: string; field?: string } = {},
+): ConfigIssue {
+  const issue: ConfigIssue = { severity, code, source: ctx.source, message };
+  if (ctx.file !== undefined) issue.file = ctx.file;
+  if (ctx.plugin !== undefined) issue.plugin = ctx.plugin;
+  if (extra.server !== undefined) issue.server = extra.server;
+  if (extra.field !== undefined) issue.field = extra.field;
+  return issue;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value)}`;
+  if (typeof value === 'number') return `the number ${value}`;
+  if (typeof value === 'boolean') return `the boolean ${value}`;
+  if (value === undefined) return 'undefined';
+  return `a ${typeof value}`;
+}
+
+function quoted(value: unknown): string {
+  try {
+    return JSON.stringify(JSON.stringify(value) ?? String(value));
+  } catch {
+    return '"..."';
+  }
+}
+
+function hasNul(text: string): boolean {
+  return text.includes('\0');
+}
+
+/** True when a path has a `..` segment (either separator). Pure. */
+export function hasDotDotSegment(path: string): boolean {
+  return path.split(/[\\/]/).some((segment) => segment === '..');
+}
+
+/**
+ * Why `url` is not an absolute http(s) URL, or undefined when it is. Pure.
+ * A URL with `${VAR}` references is checked after expansion instead.
+ */
+export function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not an absolute URL (write it as https://host/path)';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `uses ${parsed.protocol.replace(/:$/, '')}: only http and https are supported`;
+  }
+  return undefined;
+}
+
+/** Why `name` is not a valid server name, or undefined when it is. Pure. */
+export function serverNameProblem(name: string): string | undefined {
+  if (name.length === 0) return 'is empty';
+  if (name.length > 64) return `is ${name.length} characters long (at most 64)`;
+  if (!SERVER_NAME_PATTERN.test(name)) return 'may only contain letters, digits, "_" and "-"';
+  if (name.includes('__')) return 'contains "__", which separates server and tool in mcp__<server>__<tool>';
+  return undefined;
+}
+
+/**
+ * Validate one server entry as written. Pure; never throws on plain data.
+ *
+ * Errors (the server is kept but not connectable, or dropped for a bad name):
+ * bad name, non-object entry, transport fields of the wrong shape, stdio and
+ * url fields together, missing command/url, `..` in `command`, a url that is
+ * not absolute http(s), an unknown `type`. Warnings (ignored, server works):
+ * unknown keys, invalid extension fields (`lifecycle`, timeouts,
+ * `approveTools`, `description`).
+ */
+export function validateServer(name: string, entry: unknown, ctx: IssueContext): ServerValidation {
+  const issues: ConfigIssue[] = [];
+  const where = `Server "${name}" in ${describeLocation(ctx)}`;
+  const add = (severity: ConfigIssue['severity'], code: ConfigIssueCode, message: string, field?: string) => {
+    issues.push(
+      makeIssue(
+        ctx,
+        severity,
+        code,
+        message,
+        field === undefined ? { server: name } : { server: name, field },
+      ),
+    );
+  };
+  const result = (config: ServerConfig, transport: string, unknownType?: string): ServerValidation => {
+    const v: ServerValidation = {
+      name,
+      nameValid: true,
+      transport,
+      config,
+      issues,
+      ok: !issues.some((i) => i.severity === 'error'),
+    };
+    if (unknownType !== undefined) v.unknownType = unknownType;
+    return v;
+  };
+
+  const nameProblem = serverNameProblem(name);
+  if (nameProblem !== undefined) {
+    add(
+      'error',
+      'NAME_INVALID',
+      `Server name ${JSON.stringify(name)} in ${describeLocation(ctx)} ${nameProblem}; the server is skipped. Rename it to match ^[A-Za-z0-9_-]{1,64}$ without "__".`,
+    );
+    return { name, nameValid: false, transport: 'unknown', config: {}, issues, ok: false };
+  }
+
+  if (!isRecord(entry)) {
+    add(
+      'error',
+      'SERVER_INVALID',
+      `${where} is ${typeName(entry)}; it must be an object such as {"command": "npx", "args": ["-y", "pkg"]} or {"url": "https://host/mcp"}.`,
+    );
+    return result({}, 'unknown');
+  }
+
+  const own = (key: string): unknown => (Object.hasOwn(entry, key) ? entry[key] : undefined);
+  const has = (key: string): boolean => Object.hasOwn(entry, key) && entry[key] !== undefined;
+  const config: ServerConfig = {};
+
+  for (const key of Object.keys(entry)) {
+    if (KNOWN_KEYS.has(key)) continue;
+    const hint = KEY_HINTS[key];
+    add(
+      'warning',
+      'UNKNOWN_KEY',
+      `${where}: unknown key ${JSON.stringify(key)} is ignored${hint ? `; ${hint}` : ''}.`,
+      key,
+    );
+  }
+
+  // --- type
+  let explicitType: string | undefined;
+  let unknownType: string | undefined;
+  if (has('type')) {
+    const t = own('type');
+    if (typeof t !== 'string') {
+      add(
+        'error',
+        'FIELD_INVALID',
+        `${where}: "type" is ${typeName(t)}; write "stdio", "http" or "sse".`,
+        'type',
+      );
+    } else if (KNOWN_TRANSPORTS.includes(t)) {
+      explicitType = t;
+      config.type = t;
+    } else {
+      unknownType = t;
+      config.type = t;
+      const lower = t.toLowerCase();
+      const hint =
+        TYPE_HINTS[lower] ??
+        (KNOWN_TRANSPORTS.includes(lower) ? `write it in lower case: "${lower}"` : undefined);
+      add(
+        'error',
+        'TRANSPORT_UNKNOWN',
+        `${where}: unknown type ${JSON.stringify(t)}; connecting to it will fail. Use "stdio", "http" or "sse"${hint ? ` (${hint})` : ''}. There is no automatic fallback between http and sse.`,
+        'type',
+      );
+    }
+  }
+
+  // --- stdio fields
+  if (has('command')) {
+    const c = own('command');
+    if (typeof c !== 'string' || c.trim() === '') {
+      add(
+        'error',
+        'FIELD_INVALID',
+        `${where}: "command" is ${typeName(c)}; it must be a non-empty string.`,
+        'command',
+      );
+    } else if (hasNul(c)) {
+      add('error', 'FIELD_INVALID', `${where}: "command" contains a NUL character.`, 'command');
+    } else if (hasDotDotSegment(c)) {
+      add(
+        'error',
+        'COMMAND_INVALID',
+        `${where}: "command" ${JSON.stringify(c)} has a ".." path segment; use an absolute path, a path without "..", or a program on PATH.`,
+        'command',
+      );
+    } else {
+      config.command = c;
+    }
+  }
+  if (has('args')) {
+    const a = own('args');
+    if (!Array.isArray(a)) {
+      add(
+        'error',
+        'FIELD_INVALID',
+        `${where}: "args" is ${typeName(a)}; it must be an array of strings, e.g. ["-y", "pkg"].`,
+        'args',
+      );
+    } else {
+      const bad = a.findIndex((x) => typeof x !== 'string' || hasNul(x));
+      if (bad !== -1) {
+        const x: unknown = a[bad];
+        add(
+          'error',
+          'FIELD_INVALID',
+          typeof x === 'string'
+            ? `${where}: args[${bad}] contains a NUL character.`
+            : `${where}: args[${bad}] is ${typeName(x)}; every argument must be a string (quote it: ${quoted(x)}).`,
+          `args[${bad}]`,
+        );
+      } else {
+        config.args = [...(a as string[])];
+      }
+    }
+  }
+  const stringMap = (field: 'env' | 'headers'): Record<string, string> | undefined => {
+    const m = own(field);
+    if (!isRecord(m)) {
+      add(
+        'error',
+        'FIELD_INVALID',
+        `${where}: "${field}" is ${typeName(m)}; it must be an object of strings, e.g. {"KEY": "value"}.`,
+        field,
+      );
+      return undefined;
+    }
+    const out: Record<string, string> = {};
+    let ok = true;
+    for (const key of Object.keys(m)) {
+      const v = m[key];
+      const path = `${field}.${key}`;
+      if (typeof v !== 'string') {
+        add(
+          'error',
+          'FIELD_INVALID',
+          `${where}: ${path} is ${typeName(v)}; values must be strings (write ${quoted(v)}).`,
+          path,
+        );
+        ok = false;
+      } else if (field === 'env' && (key === '' || key.includes('=') || hasNul(key) || hasNul(v))) {
+        add(
+          'error',
+          'FIELD_INVALID',
+          `${where}: env key ${JSON.stringify(key)} is not a valid variable name or its value contains a NUL character.`,
+          path,
+        );
+        ok = false;
+      } else if (field === 'headers' && !HEADER_NAME.test(key)) {
+        add(
+          'error',
+          'FIELD_INVALID',
+          `${where}: ${JSON.stringify(key)} is not a valid HTTP header name.`,
+          path,
+        );
+        ok = false;
+      } else if (field === 'headers' && /[\r\n\0]/.test(v)) {
+        add(
+          'error',
+          'FIELD_INVALID',
+          `${where}: header ${key} contains a line break or NUL character.`,
+          path,
+        );
+        ok = false;
+      } else {
+        Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    return ok ? out : undefined;
+  };
+  if (has('env')) {
+    const env = stringMap('env');
+    if (env) config.env = env;
+  }
+  if (has('cwd')) {
+    const c = own('cwd');
+    if (typeof c !== 'string' || c.trim() === '' || hasNul(c)) {
+      add('error', 'FIELD_INVALID', `${where}: "cwd" is ${typeName(c)}; it must be a directory path.`, 'cwd');
+    } else {
+      config.cwd = c;
+    }
+  }
+
+  // --- remote fields
+  if (has('url')) {
+    const u = own('url');
+    if (typeof u !== 'string' || u.trim() === '') {
+      add(
+        'error',
+        'FIELD_INVALID',
+        `${where}: "url" is ${typeName(u)}; it must be a string such as "https://host/mcp".`,
+        'url',
+      );
+    } else {
+      const problem = hasReferences(u) || unknownType !== undefined ? undefined : urlProblem(u);
+      if (problem) {
+        add('error', 'URL_INVALID', `${where}: "url" ${JSON.stringify(u)} ${problem}.`, 'url');
+      } else {
+        config.url = u;
+      }
+    }
+  }
+  if (has('headers')) {
+    const h = stringMap('headers');
+    if (h) config.headers = h;
+  }
+
+  // --- transport consistency
+  const stdioKeys = STDIO_FIELDS.filter(has);
+  const remoteKeys = REMOTE_FIELDS.filter(has);
+  let transport: string;
+  if (unknownType !== undefined) {
+    transport = unknownType;
+  } else {
+    transport = explicitType ?? (has('command') ? 'stdio' : has('url') ? 'http' : 'unknown');
+    const list = (keys: readonly string[]) => keys.map((k) => `"${k}"`).join(', ');
+    if (transport === 'stdio') {
+      if (remoteKeys.length > 0) {
+        add(
+          'error',
+          'TRANSPORT_CONFLICT',
+          `${where}: a stdio server (it has "command"${explicitType ? ' or type "stdio"' : ''}) cannot also have ${list(remoteKeys)}; keep either command/args/env/cwd or url/headers.`,
+          remoteKeys[0],
+        );
+      }
+      if (!has('command')) {
+        add(
+          'error',
+          'SERVER_INVALID',
+          `${where}: type "stdio" needs "command" (the program to run).`,
+          'command',
+        );
+      }
+    } else if (transport === 'http' || transport === 'sse') {
+      if (stdioKeys.length > 0) {
+        add(
+          'error',
+          'TRANSPORT_CONFLICT',
+          `${where}: ${explicitType ? `a "${transport}" server` : 'a url server'} cannot also have ${list(stdioKeys)}; keep either command/args/env/cwd or url/headers.`,
+          stdioKeys[0],
+        );
+      }
+      if (!has('url')) {
+        add(
+          'error',
+          'SERVER_INVALID',
+          `${where}: type "${transport}" needs "url" (https://host/path).`,
+          'url',
+        );
+      }
+    } else if (explicitType === undefined && !has('type')) {
+      add(
+        'error',
+        'SERVER_INVALID',
+        `${where} has neither "command" (a local stdio server) nor "url" (a remote http server); add one of them.`,
+      );
+    }
+  }
+
+  // --- extension fields: invalid ones are ignored with a warning
+  const ignore = (field: string, why: string) =>
+    add(
+      'warning',
+      'FIELD_IGNORED',
+      `${where}: "${field}" ${why}; it is ignored and the default applies.`,
+      field,
+    );
+  if (has('lifecycle')) {
+    const l = own('lifecycle');
+    if (typeof l === 'string' && LIFECYCLES.includes(l)) config.lifecycle = l as Lifecycle;
+    else ignore('lifecycle', `is ${typeName(l)}; write "lazy", "eager" or "keep-alive"`);
+  }
+  for (const field of ['idleTimeoutMs', 'connectTimeoutMs', 'callTimeoutMs'] as const) {
+    if (!has(field)) continue;
+    const n = own(field);
+    if (typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= MAX_TIMEOUT_MS) config[field] = n;
+    else
+      ignore(
+        field,
+        `is ${typeName(n)}; it must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS}`,
+      );
+  }
+  if (has('approveTools')) {
+    const a = own('approveTools');
+    if (Array.isArray(a) && a.every((x) => typeof x === 'string' && x.trim() !== '')) {
+      config.approveTools = [...(a as string[])];
+    } else {
+      add(
+        'warning',
+        'FIELD_IGNORED',
+        `${where}: "approveTools" must be an array of tool-name globs such as ["get_*", "list_*"]; it is ignored, so every tool asks for approval.`,
+        'approveTools',
+      );
+    }
+  }
+  if (has('description')) {
+    const d = own('description');
+    if (typeof d === 'string') config.description = d;
+    else ignore('description', `is ${typeName(d)}; it must be a string`);
+  }
+
+  return result(config, transport, unknownType);
+}
+
+/** True when `transport` is stdio, http or sse. */
+export function isKnownTransport(transport: string): transport is KnownTransport {
+  return KNOWN_TRANSPORTS.includes(transport);
+}
