@@ -1,12 +1,4 @@
-import { defineConfig } from 'tsup';
+import { waveTsupConfig } from '../../tsup.shared.ts';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  // fixturePath/realServer use import.meta.url; shim it in the CJS build.
-  shims: true,
-});
+// fixturePath/realServer use import.meta.url; shim it in the CJS build.
+export default waveTsupConfig({ shims: true });
