@@ -1,0 +1,182 @@
+/**
+ * Benchmark: @wave/mcp-pool vs the raw MCP SDK on the same fixture servers.
+ *
+ *   pnpm --filter @wave/mcp-pool bench
+ *
+ * Prints medians / p95 and ratios; asserts nothing. Every process started
+ * carries a WAVE_REAPER_ID marker; leftovers of the raw SDK runs are counted
+ * (that is the point) and then killed.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mergeSources } from '@wave/mcp-config';
+import { findProcessesByMarker, fixtureServer, isPidAlive, killMarked } from '@wave/testkit';
+import { McpPool } from '../src/index';
+
+const NS = `wave-bench:${randomUUID().slice(0, 8)}`;
+const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+const DIALS = Number(process.env.BENCH_DIALS ?? 10);
+
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const i = Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))));
+  return s[i]!;
+}
+const med = (xs: number[]) => quantile(xs, 0.5);
+const p95 = (xs: number[]) => quantile(xs, 0.95);
+const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(1)} ms`);
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+
+let seq = 0;
+/** A marker for one raw-SDK process (so its leftovers can be counted and killed). */
+function rawMarker(): string {
+  seq += 1;
+  return `${NS}:raw-${seq}`;
+}
+
+function rawTransport(name: 'hello' | 'spawner', env: Record<string, string> = {}) {
+  const spec = fixtureServer(name, { ...env, WAVE_REAPER_ID: rawMarker() });
+  return new StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env, stderr: 'pipe' });
+}
+
+function poolFor(name: 'hello' | 'spawner', env: Record<string, string> = {}): McpPool {
+  const { servers } = mergeSources(
+    [{ source: 'constructor', servers: { [name]: fixtureServer(name, env) } }],
+    {
+      workdir: process.cwd(),
+    },
+  );
+  return McpPool.create({ servers, markerNamespace: `${NS}:pool` });
+}
+
+async function rawDial(): Promise<{ client: Client; ms: number }> {
+  const t0 = performance.now();
+  const client = new Client({ name: 'bench-raw', version: '0' });
+  await client.connect(rawTransport('hello'));
+  await client.listTools();
+  return { client, ms: performance.now() - t0 };
+}
+
+async function echoLoop(call: () => Promise<unknown>, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await call();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  console.log(`@wave/mcp-pool benchmark (node ${process.version}, ${CALLS} calls, ${DIALS} dials)\n`);
+
+  // ---- dial time
+  const rawDials: number[] = [];
+  const poolDials: number[] = [];
+  const rawClose: number[] = [];
+  const poolClose: number[] = [];
+  for (let i = 0; i < DIALS; i++) {
+    const { client, ms } = await rawDial();
+    rawDials.push(ms);
+    const t0 = performance.now();
+    await client.close();
+    rawClose.push(performance.now() - t0);
+
+    const pool = poolFor('hello');
+    const t1 = performance.now();
+    await pool.connect('hello');
+    poolDials.push(performance.now() - t1);
+    const t2 = performance.now();
+    await pool.disconnect('hello');
+    poolClose.push(performance.now() - t2);
+    await pool.destroy();
+  }
+
+  // ---- echo calls (same server fixture, both warm; interleaved blocks to share drift)
+  const { client } = await rawDial();
+  const pool = poolFor('hello');
+  await pool.ensureConnected();
+  const rawCall = () => client.callTool({ name: 'echo', arguments: { text: 'ping' } });
+  const poolCall = () => pool.callTool('hello', 'echo', { text: 'ping' });
+  await echoLoop(rawCall, 200);
+  await echoLoop(poolCall, 200);
+  // Alternate call by call so machine noise hits both sides alike.
+  const rawCalls: number[] = [];
+  const poolCalls: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    rawCalls.push(...(await echoLoop(rawCall, 1)));
+    poolCalls.push(...(await echoLoop(poolCall, 1)));
+  }
+  await client.close();
+  await pool.destroy();
+
+  // ---- spawner: grandchildren that ignore SIGTERM, setsid, double fork
+  const rawSp = new Client({ name: 'bench-raw', version: '0' });
+  const spMarker = rawMarker();
+  const spSpec = fixtureServer('spawner', { WAVE_REAPER_ID: spMarker });
+  await rawSp.connect(
+    new StdioClientTransport({ command: spSpec.command, args: spSpec.args, env: spSpec.env, stderr: 'pipe' }),
+  );
+  await rawSp.callTool({ name: 'pids', arguments: {} });
+  const t3 = performance.now();
+  await rawSp.close();
+  const rawSpMs = performance.now() - t3;
+  await new Promise((r) => setTimeout(r, 200));
+  const rawSurvivors = findProcessesByMarker(spMarker).filter(isPidAlive).length;
+  await killMarked(spMarker);
+
+  const spPool = poolFor('spawner');
+  await spPool.connect('spawner');
+  await spPool.callTool('spawner', 'pids', {});
+  const t4 = performance.now();
+  await spPool.disconnect('spawner');
+  const poolSpMs = performance.now() - t4;
+  await new Promise((r) => setTimeout(r, 200));
+  const poolSurvivors = findProcessesByMarker(`${NS}:pool`).filter(isPidAlive).length;
+  await spPool.destroy();
+
+  // ---- report
+  const rows: [string, string, string, string][] = [
+    ['echo call p50', fmt(med(rawCalls)), fmt(med(poolCalls)), ratio(med(poolCalls), med(rawCalls))],
+    ['echo call p95', fmt(p95(rawCalls)), fmt(p95(poolCalls)), ratio(p95(poolCalls), p95(rawCalls))],
+    [
+      'dial (spawn + initialize + tools/list) median',
+      fmt(med(rawDials)),
+      fmt(med(poolDials)),
+      ratio(med(poolDials), med(rawDials)),
+    ],
+    [
+      'disconnect, well-behaved hello, median',
+      fmt(med(rawClose)),
+      fmt(med(poolClose)),
+      ratio(med(poolClose), med(rawClose)),
+    ],
+    ['disconnect, spawner tree', fmt(rawSpMs), fmt(poolSpMs), ratio(poolSpMs, rawSpMs)],
+    ['spawner survivors after disconnect', String(rawSurvivors), String(poolSurvivors), '-'],
+  ];
+  const w = [46, 12, 12, 8];
+  const line = (c: string[]) => c.map((x, i) => x.padEnd(w[i]!)).join(' | ');
+  console.log(line(['measure', 'raw SDK', 'mcp-pool', 'pool/raw']));
+  console.log(w.map((n) => '-'.repeat(n)).join('-|-'));
+  for (const r of rows) console.log(line(r));
+  console.log(
+    `\nGoals: echo p50 <= 1.05x raw; well-behaved disconnect <= 100 ms; 0 spawner survivors.` +
+      `\nraw SDK close() ends stdin, then waits up to 2 s before SIGTERM and 2 s before SIGKILL, direct child only.`,
+  );
+
+  // Nothing of ours may be left.
+  const left = findProcessesByMarker(NS).filter(isPidAlive);
+  if (left.length > 0) {
+    console.log(`cleaning up ${left.length} leftover process(es) of the raw SDK runs`);
+    await killMarked(NS);
+  }
+}
+
+main().catch(async (err) => {
+  console.error(err);
+  await killMarked(NS).catch(() => {});
+  process.exitCode = 1;
+});

@@ -1,0 +1,998 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Progress,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ResolvedServer } from '@wave/mcp-config';
+import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
+import { type Clock, systemClock } from './clock';
+import { McpPoolError, type PoolErrorCode } from './errors';
+import { assertDialable, defaultTransportFactory } from './factory';
+import {
+  type CloseReason,
+  type DialMode,
+  initialState,
+  type MachineEffect,
+  type MachineEvent,
+  type MachineState,
+  type ServerErrorInfo,
+  transition,
+} from './machine';
+import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
+import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
+
+/** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+/** Extra time a close may take beyond the kill grace before the pool stops waiting for it. */
+const CLOSE_SLACK_MS = 3_000;
+/** How long a failed dial waits for the process's exit status and last stderr lines. */
+const EXIT_WAIT_MS = 250;
+const MAX_TOOL_PAGES = 100;
+
+/** Abort reasons of a dial. */
+type DialAbort =
+  | { kind: 'timeout'; ms: number }
+  | { kind: 'closed'; reason: CloseReason }
+  | { kind: 'limit' };
+
+/** One connection attempt (one generation) of a slot. */
+interface Conn {
+  generation: number;
+  abort: AbortController;
+  handle?: TransportHandle | undefined;
+  client?: Client | undefined;
+  /** Resolves when the dial is over (success or failure, cleanup done). Never rejects. */
+  settled: Promise<void>;
+  closing?: Promise<void> | undefined;
+  lost?: TransportLoss | undefined;
+  refreshing?: boolean;
+  refreshAgain?: boolean;
+}
+
+/**
+ * One connection slot: a server identity (its name in a private pool, its
+ * fingerprint in a shared pool) with its state machine, transports and timers.
+ * @internal
+ */
+export interface Slot {
+  readonly key: string;
+  server: ResolvedServer;
+  state: MachineState;
+  readonly conns: Map<number, Conn>;
+  retryTimer?: unknown;
+  idleTimer?: unknown;
+  inFlight: number;
+  lastUsedAt: number;
+  /** Views (tokens) that have this server configured. */
+  readonly members: Set<string>;
+  /** Views (tokens) that use it: dialed it or called it, and did not disconnect it. */
+  readonly users: Set<string>;
+}
+
+/**
+ * The cancellation handle of one tool call, passed to the SDK as its
+ * `signal`. A real `AbortController` + `AbortSignal` pair costs about 5 µs per
+ * request in Node 20 (EventTarget), which is 10-15 % of a local echo call;
+ * this class implements exactly what SDK 1.32.2's `Protocol.request` reads
+ * from the signal (`aborted`, `reason`, `throwIfAborted`, `addEventListener`),
+ * and nothing else. The SDK version is pinned; tests cover cancellation.
+ */
+class CallSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: (() => void)[] | undefined;
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) return;
+    if (this.listeners) this.listeners.push(listener);
+    else this.listeners = [listener];
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const i = this.listeners?.indexOf(listener) ?? -1;
+    if (i >= 0) this.listeners?.splice(i, 1);
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const ls = this.listeners ?? [];
+    this.listeners = undefined;
+    for (const l of ls) l();
+  }
+
+  /** Typed for the SDK's request options. */
+  asSignal(): AbortSignal {
+    return this as unknown as AbortSignal;
+  }
+}
+
+/** A tool call in flight with a deadline. */
+interface PendingCall {
+  deadline: number;
+  abort: CallSignal;
+  timedOut: boolean;
+  timeoutMs: number;
+}
+
+/** Options of {@link PoolCore.callTool}. */
+export interface CallOptions {
+  /** Cancels the call (the server gets `notifications/cancelled`); rejects with `CALL_ABORTED`. */
+  signal?: AbortSignal | undefined;
+  /** Per-call timeout in ms; rejects with `CALL_TIMEOUT`. @default server `callTimeoutMs` ?? pool `timeouts.callMs` */
+  timeoutMs?: number | undefined;
+  /** Progress notifications of this call. */
+  onProgress?: ((progress: Progress) => void) | undefined;
+}
+
+function withoutUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+/** Race `p` against `signal`; the loser's rejection is swallowed. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  p.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function errText(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const c = cause && typeof cause === 'object' ? (cause.code ?? cause.message) : undefined;
+    return c && !err.message.includes(String(c)) ? `${err.message} (${c})` : err.message;
+  }
+  return String(err);
+}
+
+function withTail(message: string, tail: string | undefined): string {
+  return tail ? `${message}\nLast stderr lines:\n${tail}` : message;
+}
+
+/**
+ * The engine behind {@link McpPool} and its leases: slots, the state machine
+ * runtime, dials, calls, timers and limits. Views (the public pool and its
+ * leases) map names to slots and keep their own manual-disconnect flags.
+ * @internal
+ */
+export class PoolCore {
+  readonly settings: ResolvedPoolSettings;
+  readonly reconnect: ResolvedReconnectOptions;
+  readonly clock: Clock;
+  readonly shared: boolean;
+  private readonly random: () => number;
+  private readonly factory: TransportFactory;
+  private readonly markerNamespace: string | undefined;
+  private readonly slots = new Map<string, Slot>();
+  /** Every close and dial still running, so destroy() can wait for all of them. */
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly listeners = new Set<() => void>();
+  private generationCounter = 0;
+  /** Tool calls with a deadline, and the one timer that enforces them. */
+  private readonly deadlines = new Set<PendingCall>();
+  private sweepTimer: unknown;
+  private sweepAt = 0;
+  /** Set while dispatching a dial that must fail for lack of room (see makeRoom). */
+  private blockedGeneration: number | undefined;
+  private emitQueued = false;
+  private destroyedFlag = false;
+  private destroying: Promise<void> | undefined;
+
+  constructor(opts: McpPoolOptions) {
+    this.settings = resolveSettings(opts);
+    this.reconnect = resolveReconnectOptions(opts.reconnect);
+    this.clock = opts.clock ?? systemClock();
+    this.random = opts.random ?? Math.random;
+    this.factory = opts.transportFactory ?? defaultTransportFactory;
+    this.shared = opts.shared === true;
+    this.markerNamespace = opts.markerNamespace;
+  }
+
+  get destroyed(): boolean {
+    return this.destroyedFlag;
+  }
+
+  /** Slot key of a server: its name in a private pool, its fingerprint in a shared one. */
+  keyOf(server: ResolvedServer): string {
+    return this.shared ? `fp:${server.fingerprint}` : `name:${server.name}\u0000${server.fingerprint}`;
+  }
+
+  /** Subscribe to "something changed" (batched per microtask). */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---------------------------------------------------------------- membership
+
+  /** A view configures `server`: get or create its slot. */
+  register(token: string, server: ResolvedServer): Slot {
+    const key = this.keyOf(server);
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = {
+        key,
+        server,
+        state: initialState(this.generationCounter),
+        conns: new Map(),
+        inFlight: 0,
+        lastUsedAt: 0,
+        members: new Set(),
+        users: new Set(),
+      };
+      this.slots.set(key, slot);
+    } else if (slot.members.size === 0) {
+      // Same fingerprint = same command/url/env: the first member's definition is used for dialing.
+      slot.server = server;
+    }
+    slot.members.add(token);
+    return slot;
+  }
+
+  /**
+   * A view no longer configures this slot (removed, changed, released).
+   * `now`: close at once if nobody else uses it; `idle`: let it idle out.
+   */
+  unregister(token: string, slot: Slot, mode: 'now' | 'idle'): Promise<void> {
+    slot.members.delete(token);
+    slot.users.delete(token);
+    if (slot.users.size === 0) {
+      if (mode === 'now') return this.closeSlot(slot);
+      // Released: nobody uses it any more; it closes once idle (whatever its lifecycle),
+      // or at once when it has no finite idle timeout.
+      if (this.idleTimeoutOf(slot) === undefined) return this.closeSlot(slot);
+      this.armIdle(slot);
+    }
+    this.gc(slot);
+    return Promise.resolve();
+  }
+
+  /** The view uses the slot (dialed or called it): it counts for the shared reference count. */
+  use(token: string, slot: Slot): void {
+    if (slot.users.has(token)) return;
+    slot.users.add(token);
+    if (this.idleTimeoutOf(slot) === undefined) this.clearIdle(slot);
+  }
+
+  /** The view stopped using the slot (manual disconnect). Closes it at once when nobody else uses it. */
+  unuse(token: string, slot: Slot): Promise<void> {
+    slot.users.delete(token);
+    if (slot.users.size === 0) return this.closeSlot(slot);
+    return Promise.resolve();
+  }
+
+  private closeSlot(slot: Slot): Promise<void> {
+    this.dispatch(slot, { type: 'DISCONNECT' });
+    const p = this.whenClosed(slot);
+    return p.then(() => this.gc(slot));
+  }
+
+  /** Drop a slot nobody configures once it is closed. */
+  private gc(slot: Slot): void {
+    if (slot.members.size > 0) return;
+    if (slot.state.status !== 'disconnected' || slot.conns.size > 0) return;
+    if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
+    this.clearIdle(slot);
+    this.clearRetry(slot);
+  }
+
+  /** Resolves when every connection of the slot is closed and every dial settled. */
+  whenClosed(slot: Slot): Promise<void> {
+    const waits: Promise<unknown>[] = [];
+    for (const c of slot.conns.values()) {
+      waits.push(c.settled);
+      if (c.closing) waits.push(c.closing);
+    }
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  // ---------------------------------------------------------------- dialing
+
+  /**
+   * Ask the slot to dial. Returns the promise of the dial that now runs (a new
+   * one, or one already in flight), or `undefined` when nothing runs
+   * (connected already, or an `auto` dial that is not due).
+   */
+  dial(slot: Slot, mode: DialMode): Promise<void> | undefined {
+    if (this.destroyedFlag) return undefined;
+    const s = slot.state;
+    if (s.status === 'connecting') return slot.conns.get(s.generation)?.settled;
+    if (s.status === 'connected') return undefined;
+    if (mode === 'auto' && (s.dialed || s.status !== 'disconnected')) return undefined;
+    const room = this.makeRoom(slot);
+    const generation = this.nextGeneration();
+    // Nothing could be closed to make room: the dial fails at once (no process is started).
+    if (!room) this.blockedGeneration = generation;
+    this.dispatch(slot, { type: 'DIAL', mode, generation });
+    this.blockedGeneration = undefined;
+    return slot.conns.get(generation)?.settled;
+  }
+
+  /** The in-flight dial of the slot, if any. */
+  inFlightDial(slot: Slot): Promise<void> | undefined {
+    const s = slot.state;
+    if (s.status !== 'connecting' && s.status !== 'reconnecting') return undefined;
+    return slot.conns.get(s.generation)?.settled;
+  }
+
+  private nextGeneration(): number {
+    this.generationCounter += 1;
+    return this.generationCounter;
+  }
+
+  private isLive(slot: Slot): boolean {
+    const st = slot.state.status;
+    return st === 'connecting' || st === 'connected' || st === 'reconnecting';
+  }
+
+  /** Make room for one more live connection; false when the limit is reached and nothing can be closed. */
+  private makeRoom(forSlot: Slot): boolean {
+    let live = 0;
+    let victim: Slot | undefined;
+    for (const s of this.slots.values()) {
+      if (s === forSlot || !this.isLive(s)) continue;
+      live += 1;
+      if (s.state.status === 'connected' && s.inFlight === 0) {
+        if (!victim || s.lastUsedAt < victim.lastUsedAt) victim = s;
+      }
+    }
+    if (live < this.settings.maxConnections) return true;
+    if (!victim) return false;
+    this.dispatch(victim, { type: 'IDLE', generation: victim.state.generation, reason: 'evicted' });
+    return true;
+  }
+
+  private startDial(slot: Slot, generation: number): void {
+    const abort = new AbortController();
+    if (generation === this.blockedGeneration) abort.abort({ kind: 'limit' } satisfies DialAbort);
+    const conn: Conn = { generation, abort, settled: Promise.resolve() };
+    slot.conns.set(generation, conn);
+    conn.settled = this.track(this.runDial(slot, conn));
+  }
+
+  private async runDial(slot: Slot, conn: Conn): Promise<void> {
+    const server = slot.server;
+    const { generation, abort } = conn;
+    const signal = abort.signal;
+    const timeoutMs = server.config.connectTimeoutMs ?? this.settings.connectMs;
+    const timer = this.clock.setTimeout(() => {
+      if (!signal.aborted) abort.abort({ kind: 'timeout', ms: timeoutMs } satisfies DialAbort);
+    }, timeoutMs);
+    try {
+      if (signal.aborted) throw signal.reason;
+      assertDialable(server);
+      const created = Promise.resolve().then(() =>
+        this.factory(server, {
+          signal,
+          onPid: (pid) => this.dispatch(slot, { type: 'PID', generation, pid }),
+          clock: this.clock,
+          stderrBytes: this.settings.stderrBytes,
+          killGraceMs: this.settings.killGraceMs,
+          markerNamespace: this.markerNamespace,
+        }),
+      );
+      // A factory that answers after the dial was abandoned: close what it made.
+      created.then(
+        (h) => {
+          if (signal.aborted && conn.handle !== h) void this.terminate(h);
+        },
+        () => {},
+      );
+      const handle = await raceAbort(created, signal);
+      conn.handle = handle;
+      if (conn.closing) {
+        // Closed while the factory ran: the close did not see this handle.
+        await this.terminate(handle);
+        throw signal.reason ?? { kind: 'closed', reason: 'stale' };
+      }
+      handle.onLost((loss) => this.onLost(slot, conn, loss));
+      if (signal.aborted) throw signal.reason;
+      const client = new Client(this.settings.clientInfo, { capabilities: {} });
+      conn.client = client;
+      client.onerror = () => {
+        // Transport noise (stdout garbage, stream errors) is reported through diagnostics and onLost.
+      };
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        void this.refreshTools(slot, conn);
+      });
+      await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
+      const listed = await raceAbort(this.listTools(client, signal), signal);
+      this.dispatch(
+        slot,
+        withoutUndefined({
+          type: 'DIAL_OK',
+          generation,
+          tools: listed.tools,
+          toolsDropped: listed.dropped,
+          instructions: client.getInstructions(),
+          pid: handle.pid(),
+          at: this.clock.now(),
+        }) as MachineEvent,
+      );
+    } catch (err) {
+      const stale = slot.state.generation !== generation || slot.conns.get(generation) !== conn;
+      const reason = signal.aborted ? (signal.reason as DialAbort | undefined) : undefined;
+      // A dial abandoned on purpose (disconnect, destroy, newer dial) has nothing to report.
+      const error =
+        stale || reason?.kind === 'closed' ? undefined : await this.describeDialFailure(slot, conn, err);
+      if (!signal.aborted) abort.abort({ kind: 'closed', reason: 'failed' } satisfies DialAbort);
+      if (error) this.dispatch(slot, { type: 'DIAL_FAIL', generation, error });
+      await this.closeConn(slot, conn, 'failed');
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
+  }
+
+  private async listTools(client: Client, signal: AbortSignal): Promise<{ tools: Tool[]; dropped: number }> {
+    if (!client.getServerCapabilities()?.tools) return { tools: [], dropped: 0 };
+    const all: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const r = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+        signal,
+        timeout: NO_SDK_TIMEOUT,
+      });
+      all.push(...r.tools);
+      cursor = r.nextCursor;
+      if (!cursor) break;
+    }
+    const max = this.settings.maxToolsPerServer;
+    return { tools: all.slice(0, max), dropped: Math.max(0, all.length - max) };
+  }
+
+  private async describeDialFailure(slot: Slot, conn: Conn, err: unknown): Promise<ServerErrorInfo> {
+    const name = slot.server.name;
+    const at = () => this.clock.now();
+    const reason = conn.abort.signal.aborted
+      ? (conn.abort.signal.reason as DialAbort | undefined)
+      : undefined;
+    const handle = conn.handle;
+    if (reason?.kind === 'limit') {
+      return {
+        code: 'CONNECTION_LIMIT',
+        message: `MCP server "${name}" was not started: ${this.settings.maxConnections} connections are live and none is idle. Disconnect a server, or raise limits.maxConnections.`,
+        at: at(),
+      };
+    }
+    if (err instanceof McpPoolError && reason === undefined) {
+      return withoutUndefined({ code: err.code, message: err.message, stderrTail: err.stderrTail, at: at() });
+    }
+    // A process that exited explains more than "connection closed": wait briefly for its status.
+    let exit: { code: number | null; signal: string | null } | undefined;
+    if (handle?.exited && reason?.kind !== 'timeout') {
+      exit = await this.within(handle.exited(), EXIT_WAIT_MS);
+    }
+    const diag = handle?.diagnostics() ?? {};
+    exit ??= diag.exit;
+    const tail = diag.stderrTail;
+    if (exit && reason?.kind !== 'timeout') {
+      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+      return withoutUndefined({
+        code: 'SERVER_EXITED' as PoolErrorCode,
+        message: withTail(`MCP server "${name}" ${how} during start-up.`, tail),
+        exitCode: exit.code,
+        signal: exit.signal,
+        stderrTail: tail,
+        at: at(),
+      });
+    }
+    const garbage = diag.invalidStdout;
+    if (garbage && (diag.messages ?? 0) === 0) {
+      const sample = garbage.samples.map((l) => `  ${l}`).join('\n');
+      return withoutUndefined({
+        code: 'INVALID_STDOUT' as PoolErrorCode,
+        message: withTail(
+          `MCP server "${name}" wrote ${garbage.count} line${garbage.count === 1 ? '' : 's'} on stdout that ${garbage.count === 1 ? 'is' : 'are'} not JSON-RPC and never completed the MCP handshake. A stdio MCP server must write only JSON-RPC messages on stdout (logs go to stderr). First lines:\n${sample}`,
+          tail,
+        ),
+        stderrTail: tail,
+        at: at(),
+      });
+    }
+    if (reason?.kind === 'timeout') {
+      return withoutUndefined({
+        code: 'CONNECT_TIMEOUT' as PoolErrorCode,
+        message: withTail(
+          `MCP server "${name}" did not complete the MCP handshake within ${reason.ms} ms; it was stopped. Check that it starts on its own, or raise "connectTimeoutMs".`,
+          tail,
+        ),
+        stderrTail: tail,
+        at: at(),
+      });
+    }
+    const where =
+      slot.server.transport === 'stdio'
+        ? ''
+        : ` at ${slot.server.displayUrl ?? slot.server.config.url ?? ''} (${slot.server.transport})`;
+    let hint = '';
+    const status = (err as { code?: unknown })?.code;
+    if (status === 401 || status === 403) hint = ' Check the "headers" (credentials) of this server.';
+    else if (status === 404)
+      hint = ' Check the URL; note there is no automatic fallback between http and sse.';
+    return withoutUndefined({
+      code: 'CONNECT_FAILED' as PoolErrorCode,
+      message: withTail(`MCP server "${name}" could not be connected${where}: ${errText(err)}.${hint}`, tail),
+      stderrTail: tail,
+      at: at(),
+    });
+  }
+
+  /** Resolve with `p`'s value, or `undefined` after `ms`. Clears its timer. */
+  private within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve(undefined), ms);
+      p.then(
+        (v) => {
+          this.clock.clearTimeout(timer);
+          resolve(v);
+        },
+        () => {
+          this.clock.clearTimeout(timer);
+          resolve(undefined);
+        },
+      );
+    });
+  }
+
+  private onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
+    if (conn.lost || conn.closing) return;
+    conn.lost = loss;
+    const name = slot.server.name;
+    const what =
+      loss.kind === 'exit'
+        ? `MCP server "${name}" ${loss.message.replace(/^process /, '')} unexpectedly. Use connect() to start it again.`
+        : `MCP server "${name}" connection lost: ${loss.message}.`;
+    const error: ServerErrorInfo = withoutUndefined({
+      code: (loss.kind === 'exit' ? 'SERVER_EXITED' : 'CONNECTION_CLOSED') as PoolErrorCode,
+      message: withTail(what, loss.stderrTail),
+      exitCode: loss.exitCode,
+      signal: loss.signal,
+      stderrTail: loss.stderrTail || undefined,
+      at: this.clock.now(),
+    });
+    this.dispatch(slot, { type: 'LOST', generation: conn.generation, error, recoverable: loss.recoverable });
+  }
+
+  private async refreshTools(slot: Slot, conn: Conn): Promise<void> {
+    if (conn.refreshing) {
+      conn.refreshAgain = true;
+      return;
+    }
+    conn.refreshing = true;
+    try {
+      do {
+        conn.refreshAgain = false;
+        if (slot.state.generation !== conn.generation || slot.state.status !== 'connected' || !conn.client)
+          return;
+        const listed = await raceAbort(this.listTools(conn.client, conn.abort.signal), conn.abort.signal);
+        this.dispatch(slot, {
+          type: 'TOOLS',
+          generation: conn.generation,
+          tools: listed.tools,
+          toolsDropped: listed.dropped,
+        });
+      } while (conn.refreshAgain);
+    } catch {
+      // Keep the previous tools: a failed refresh is not a failed connection.
+    } finally {
+      conn.refreshing = false;
+    }
+  }
+
+  // ---------------------------------------------------------------- closing
+
+  private closeGeneration(slot: Slot, generation: number, reason: CloseReason): void {
+    const conn = slot.conns.get(generation);
+    if (conn) void this.closeConn(slot, conn, reason);
+  }
+
+  /** Close one connection: abort its dial, terminate its transport (whole tree). Idempotent, never rejects. */
+  private closeConn(slot: Slot, conn: Conn, reason: CloseReason): Promise<void> {
+    if (conn.closing) return conn.closing;
+    if (!conn.abort.signal.aborted) conn.abort.abort({ kind: 'closed', reason } satisfies DialAbort);
+    const handle = conn.handle;
+    conn.closing = this.track(
+      (async () => {
+        try {
+          if (handle) await this.terminate(handle);
+        } finally {
+          if (slot.conns.get(conn.generation) === conn) slot.conns.delete(conn.generation);
+          this.gc(slot);
+        }
+      })(),
+    );
+    return conn.closing;
+  }
+
+  /** Terminate a handle, bounded in time; never rejects. */
+  private async terminate(handle: TransportHandle): Promise<TerminateResult | undefined> {
+    const p = Promise.resolve()
+      .then(() => handle.terminate())
+      .catch((err: unknown) => ({ pids: [], survivors: [], forced: false, ms: 0, error: String(err) }));
+    return this.within(p, this.settings.killGraceMs + CLOSE_SLACK_MS);
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    const safe = p.catch(() => undefined as T);
+    this.pending.add(safe);
+    void safe.finally(() => this.pending.delete(safe));
+    return safe;
+  }
+
+  // ---------------------------------------------------------------- state machine runtime
+
+  /** Feed an event to a slot's machine and run the resulting effects. */
+  dispatch(slot: Slot, event: MachineEvent): void {
+    const before = slot.state;
+    const [next, effects] = transition(before, event, { maxReconnectAttempts: this.reconnect.maxAttempts });
+    if (next !== before) {
+      slot.state = next;
+      if (next.status !== 'connected') this.clearIdle(slot);
+      else if (before.status !== 'connected') {
+        slot.lastUsedAt = this.clock.now();
+        this.armIdle(slot);
+      }
+      this.notify();
+    }
+    for (const effect of effects) this.runEffect(slot, effect);
+  }
+
+  private runEffect(slot: Slot, effect: MachineEffect): void {
+    switch (effect.type) {
+      case 'dial':
+        this.startDial(slot, effect.generation);
+        return;
+      case 'close':
+        this.closeGeneration(slot, effect.generation, effect.reason);
+        return;
+      case 'cancelRetry':
+        this.clearRetry(slot);
+        return;
+      case 'scheduleRetry': {
+        this.clearRetry(slot);
+        if (this.destroyedFlag) return;
+        const delay = backoffDelay(effect.attempt, this.reconnect, this.random);
+        const { generation } = effect;
+        slot.retryTimer = this.clock.setTimeout(() => {
+          slot.retryTimer = undefined;
+          if (this.destroyedFlag) return;
+          if (slot.state.status !== 'reconnecting' || slot.state.generation !== generation) return;
+          const next = this.nextGeneration();
+          // No room for the connection right now: this attempt fails (and counts).
+          if (!this.makeRoom(slot)) this.blockedGeneration = next;
+          this.dispatch(slot, { type: 'RETRY', generation, next });
+          this.blockedGeneration = undefined;
+        }, delay);
+        return;
+      }
+    }
+  }
+
+  private clearRetry(slot: Slot): void {
+    if (slot.retryTimer !== undefined) {
+      this.clock.clearTimeout(slot.retryTimer);
+      slot.retryTimer = undefined;
+    }
+  }
+
+  // ---------------------------------------------------------------- idle
+
+  /** Idle timeout of the slot, or undefined when it never idles out right now. */
+  private idleTimeoutOf(slot: Slot): number | undefined {
+    const lifecycle = slot.server.config.lifecycle ?? 'lazy';
+    // keep-alive and eager servers stay while someone uses them; unused (released) ones idle out too.
+    if (lifecycle !== 'lazy' && slot.users.size > 0) return undefined;
+    const ms = slot.server.config.idleTimeoutMs ?? this.settings.idleMs;
+    return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+  }
+
+  /** (Re)arm the idle timer for a full idle period from now. */
+  private armIdle(slot: Slot): void {
+    this.clearIdle(slot);
+    if (this.destroyedFlag || slot.state.status !== 'connected' || slot.inFlight > 0) return;
+    const ms = this.idleTimeoutOf(slot);
+    if (ms === undefined) return;
+    this.scheduleIdle(slot, slot.state.generation, ms);
+  }
+
+  private scheduleIdle(slot: Slot, generation: number, ms: number): void {
+    slot.idleTimer = this.clock.setTimeout(() => this.onIdleTimer(slot, generation), ms);
+  }
+
+  /**
+   * Calls do not touch the idle timer (that would cost two timer operations
+   * per call); when it fires, it checks the last use and re-arms for the rest
+   * of the period, or leaves re-arming to the end of the call in flight.
+   */
+  private onIdleTimer(slot: Slot, generation: number): void {
+    slot.idleTimer = undefined;
+    if (slot.state.status !== 'connected' || slot.state.generation !== generation || slot.inFlight > 0)
+      return;
+    const ms = this.idleTimeoutOf(slot);
+    if (ms === undefined) return;
+    const remaining = slot.lastUsedAt + ms - this.clock.now();
+    if (remaining > 0) {
+      this.scheduleIdle(slot, generation, remaining);
+      return;
+    }
+    this.dispatch(slot, { type: 'IDLE', generation, reason: 'idle' });
+  }
+
+  private clearIdle(slot: Slot): void {
+    if (slot.idleTimer !== undefined) {
+      this.clock.clearTimeout(slot.idleTimer);
+      slot.idleTimer = undefined;
+    }
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  /** Call a tool on a connected slot. */
+  /**
+   * Call a tool on a connected slot. Written without `async`/`await` on
+   * purpose: this is the hot path, and each await layer costs microtask hops.
+   */
+  callTool(
+    slot: Slot,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    opts: CallOptions = {},
+  ): Promise<CallToolResult> {
+    const name = slot.server.name;
+    if (this.destroyedFlag) {
+      return Promise.reject(
+        new McpPoolError(
+          'POOL_DESTROYED',
+          `The MCP pool was destroyed; cannot call "${tool}" on "${name}".`,
+          {
+            server: name,
+          },
+        ),
+      );
+    }
+    const s = slot.state;
+    const conn = s.status === 'connected' ? slot.conns.get(s.generation) : undefined;
+    const client = conn?.client;
+    if (!conn || !client) return Promise.reject(this.notConnected(slot, tool));
+    const userSignal = opts.signal;
+    if (userSignal?.aborted) {
+      return Promise.reject(
+        new McpPoolError(
+          'CALL_ABORTED',
+          `Call of "${tool}" on MCP server "${name}" was aborted before it started.`,
+          {
+            server: name,
+            cause: userSignal.reason,
+          },
+        ),
+      );
+    }
+    const timeoutMs = opts.timeoutMs ?? slot.server.config.callTimeoutMs ?? this.settings.callMs;
+    const signal = new CallSignal();
+    const now = this.clock.now();
+    const call: PendingCall = {
+      deadline: Number.POSITIVE_INFINITY,
+      abort: signal,
+      timedOut: false,
+      timeoutMs,
+    };
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+      call.deadline = now + timeoutMs;
+      this.addDeadline(call);
+    }
+    const onUserAbort = userSignal ? () => signal.abort(userSignal.reason) : undefined;
+    if (onUserAbort) userSignal?.addEventListener('abort', onUserAbort, { once: true });
+    slot.inFlight += 1;
+    slot.lastUsedAt = now;
+    const done = () => {
+      this.deadlines.delete(call);
+      if (onUserAbort) userSignal?.removeEventListener('abort', onUserAbort);
+      slot.inFlight -= 1;
+      slot.lastUsedAt = this.clock.now();
+      if (slot.inFlight === 0 && slot.idleTimer === undefined && slot.state.status === 'connected') {
+        this.armIdle(slot);
+      }
+    };
+    const fail = (err: unknown): never => {
+      done();
+      throw this.callError(slot, conn, tool, err, call.timedOut, timeoutMs, userSignal?.aborted === true);
+    };
+    const requestOptions: RequestOptions = { signal: signal.asSignal(), timeout: NO_SDK_TIMEOUT };
+    if (opts.onProgress) requestOptions.onprogress = opts.onProgress;
+    let pending: Promise<CallToolResult>;
+    try {
+      pending = client.callTool(
+        { name: tool, arguments: args ?? {} },
+        undefined,
+        requestOptions,
+      ) as Promise<CallToolResult>;
+    } catch (err) {
+      return Promise.reject(err).catch(fail);
+    }
+    return pending.then((result) => {
+      done();
+      return result;
+    }, fail);
+  }
+
+  /**
+   * Call timeouts share one timer per pool, armed for the earliest deadline.
+   * A finished call only leaves the set (no timer operation per call); when
+   * the timer fires it times out what is due and re-arms for the next one.
+   */
+  private addDeadline(call: PendingCall): void {
+    this.deadlines.add(call);
+    if (this.sweepTimer !== undefined && call.deadline >= this.sweepAt) return;
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
+    this.sweepAt = call.deadline;
+    this.sweepTimer = this.clock.setTimeout(() => this.sweepDeadlines(), call.deadline - this.clock.now());
+  }
+
+  private sweepDeadlines(): void {
+    this.sweepTimer = undefined;
+    const now = this.clock.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const call of [...this.deadlines]) {
+      if (call.deadline <= now) {
+        this.deadlines.delete(call);
+        call.timedOut = true;
+        call.abort.abort(new Error(`timed out after ${call.timeoutMs} ms`));
+      } else if (call.deadline < next) {
+        next = call.deadline;
+      }
+    }
+    if (next !== Number.POSITIVE_INFINITY && !this.destroyedFlag) {
+      this.sweepAt = next;
+      this.sweepTimer = this.clock.setTimeout(() => this.sweepDeadlines(), next - now);
+    }
+  }
+
+  notConnected(slot: Slot, tool: string): McpPoolError {
+    const s = slot.state;
+    const name = slot.server.name;
+    const why =
+      s.status === 'error' && s.error
+        ? ` It failed: ${s.error.message.split('\n')[0]} Use connect("${name}") to retry.`
+        : s.status === 'reconnecting'
+          ? ' It is reconnecting; try again shortly.'
+          : s.status === 'connecting'
+            ? ' It is still connecting; await ensureConnected() or connect() first.'
+            : ` Use ensureConnected() or connect("${name}") first.`;
+    return new McpPoolError(
+      'SERVER_NOT_CONNECTED',
+      `Cannot call "${tool}": MCP server "${name}" is ${s.status}.${why}`,
+      { server: name },
+    );
+  }
+
+  private callError(
+    slot: Slot,
+    conn: Conn,
+    tool: string,
+    err: unknown,
+    timedOut: boolean,
+    timeoutMs: number,
+    aborted: boolean,
+  ): McpPoolError {
+    const name = slot.server.name;
+    if (timedOut) {
+      return new McpPoolError(
+        'CALL_TIMEOUT',
+        `MCP server "${name}" did not answer "${tool}" within ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow.`,
+        { server: name, cause: err },
+      );
+    }
+    if (aborted) {
+      return new McpPoolError('CALL_ABORTED', `Call of "${tool}" on MCP server "${name}" was aborted.`, {
+        server: name,
+        cause: err,
+      });
+    }
+    const closed =
+      (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) ||
+      conn.lost !== undefined ||
+      conn.closing;
+    if (closed) {
+      const lost = conn.lost;
+      const why = lost
+        ? lost.kind === 'exit'
+          ? `the server process ${lost.message.replace(/^process /, '')}`
+          : lost.message
+        : 'the connection was closed';
+      return new McpPoolError(
+        'CONNECTION_CLOSED',
+        withTail(`Call of "${tool}" on MCP server "${name}" failed: ${why}.`, lost?.stderrTail || undefined),
+        withoutUndefined({
+          server: name,
+          cause: err,
+          exitCode: lost?.exitCode,
+          signal: lost?.signal,
+          stderrTail: lost?.stderrTail || undefined,
+        }),
+      );
+    }
+    const detail = err instanceof McpError ? `error ${err.code}: ${err.message}` : errText(err);
+    return new McpPoolError('SERVER_ERROR', `MCP server "${name}" failed "${tool}": ${detail}`, {
+      server: name,
+      cause: err,
+    });
+  }
+
+  // ---------------------------------------------------------------- teardown
+
+  /** Close every connection, cancel every timer, settle every dial. Idempotent. */
+  destroy(): Promise<void> {
+    if (this.destroying) return this.destroying;
+    this.destroyedFlag = true;
+    for (const slot of this.slots.values()) {
+      this.clearIdle(slot);
+      this.clearRetry(slot);
+      this.dispatch(slot, { type: 'DESTROY' });
+      // Also close connections of older generations still finishing.
+      for (const conn of [...slot.conns.values()]) void this.closeConn(slot, conn, 'destroy');
+    }
+    this.destroying = (async () => {
+      // Dials that settle now may start closes; loop until nothing is pending.
+      while (this.pending.size > 0) await Promise.all([...this.pending]);
+      for (const slot of this.slots.values()) {
+        this.clearIdle(slot);
+        this.clearRetry(slot);
+      }
+      if (this.sweepTimer !== undefined) {
+        this.clock.clearTimeout(this.sweepTimer);
+        this.sweepTimer = undefined;
+      }
+      this.notify();
+    })();
+    return this.destroying;
+  }
+
+  // ---------------------------------------------------------------- change notification
+
+  /** Schedule a change notification (batched per microtask). */
+  notify(): void {
+    if (this.emitQueued) return;
+    this.emitQueued = true;
+    queueMicrotask(() => {
+      this.emitQueued = false;
+      for (const l of [...this.listeners]) {
+        try {
+          l();
+        } catch {
+          // a listener's failure is its own
+        }
+      }
+    });
+  }
+
+  /** Live connection count (connecting, connected, reconnecting). */
+  liveCount(): number {
+    let n = 0;
+    for (const s of this.slots.values()) if (this.isLive(s)) n += 1;
+    return n;
+  }
+}

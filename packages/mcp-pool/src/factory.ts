@@ -1,0 +1,109 @@
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { assertConnectable, isMcpConfigError, type ResolvedServer } from '@wave/mcp-config';
+import { McpPoolError } from './errors';
+import { httpHandle } from './http-transport';
+import { stdioHandle, TrackedStdioTransport } from './stdio-transport';
+import type { TransportContext, TransportHandle } from './transport';
+
+/**
+ * The environment of a stdio server: the SDK's safe allow-list of the parent
+ * environment (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` on POSIX),
+ * then the server's own `env` on top. Secrets in the host's environment are
+ * not passed on unless the configuration names them.
+ */
+export function stdioEnvironment(server: ResolvedServer): Record<string, string> {
+  return { ...getDefaultEnvironment(), ...(server.config.env ?? {}) };
+}
+
+/** The known transports. Anything else fails at connect time with `TRANSPORT_UNKNOWN`. */
+export const KNOWN_TRANSPORTS: readonly string[] = Object.freeze(['stdio', 'http', 'sse']);
+
+/**
+ * Check that a server can be dialed: `@wave/mcp-config`'s `assertConnectable`
+ * (unknown type, unresolved variables, invalid entry), then what the pool
+ * itself needs (command present, url absolute http(s)). Throws
+ * {@link McpPoolError} with `TRANSPORT_UNKNOWN` or `CONFIG_INVALID`.
+ */
+export function assertDialable(server: ResolvedServer): void {
+  try {
+    assertConnectable(server);
+  } catch (err) {
+    if (!isMcpConfigError(err)) throw err;
+    throw new McpPoolError(
+      err.code === 'TRANSPORT_UNKNOWN' ? 'TRANSPORT_UNKNOWN' : 'CONFIG_INVALID',
+      err.message,
+      {
+        server: server.name,
+        cause: err,
+      },
+    );
+  }
+  const t = server.transport;
+  if (!KNOWN_TRANSPORTS.includes(t)) {
+    throw new McpPoolError(
+      'TRANSPORT_UNKNOWN',
+      `MCP server "${server.name}": unknown transport type "${t}"${where(server)}. Use "stdio" (with "command"), "http" or "sse" (with "url"). There is no automatic fallback between http and sse.`,
+      { server: server.name },
+    );
+  }
+  if (t === 'stdio') {
+    if (typeof server.config.command !== 'string' || server.config.command.trim() === '') {
+      throw new McpPoolError(
+        'CONFIG_INVALID',
+        `MCP server "${server.name}": a stdio server needs a "command"${where(server)}.`,
+        { server: server.name },
+      );
+    }
+    return;
+  }
+  const url = server.config.url;
+  let ok = false;
+  try {
+    const u = new URL(url ?? '');
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw new McpPoolError(
+      'CONFIG_INVALID',
+      `MCP server "${server.name}": "${server.displayUrl ?? url ?? ''}" is not an absolute http(s) URL${where(server)}.`,
+      { server: server.name },
+    );
+  }
+}
+
+function where(server: ResolvedServer): string {
+  return server.file ? ` (in ${server.file})` : '';
+}
+
+/**
+ * The default {@link TransportFactory}: stdio servers through proc-reaper's
+ * tracked spawn (process-group leader, marker, whole-tree kill), `http`
+ * through the SDK's Streamable HTTP transport, `sse` through its SSE
+ * transport, both with the configured headers. No http -> sse fallback.
+ */
+export function defaultTransportFactory(server: ResolvedServer, ctx: TransportContext): TransportHandle {
+  assertDialable(server);
+  if (server.transport === 'stdio') {
+    const t = new TrackedStdioTransport({
+      command: server.config.command!,
+      args: server.config.args ?? [],
+      env: stdioEnvironment(server),
+      cwd: server.config.cwd,
+      stderrBytes: ctx.stderrBytes,
+      killGraceMs: ctx.killGraceMs,
+      markerNamespace: ctx.markerNamespace,
+      clock: ctx.clock,
+      serverName: server.name,
+      onSpawn: ctx.onPid,
+    });
+    return stdioHandle(t);
+  }
+  return httpHandle({
+    kind: server.transport === 'sse' ? 'sse' : 'http',
+    url: server.config.url!,
+    headers: server.config.headers,
+    displayUrl: server.displayUrl,
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * @wave/mcp-pool: the MCP connection state machine. Lazy dialing, reconnect
+ * with backoff, crash detection, whole-tree teardown, no orphan processes.
+ * @packageDocumentation
+ */
+export {
+  backoffDelay,
+  DEFAULT_RECONNECT,
+  type ReconnectOptions,
+  type ResolvedReconnectOptions,
+  resolveReconnectOptions,
+} from './backoff';
+export { type Clock, systemClock } from './clock';
+export type { CallOptions } from './core';
+export { isMcpPoolError, McpPoolError, type PoolErrorCode } from './errors';
+export { assertDialable, defaultTransportFactory, KNOWN_TRANSPORTS, stdioEnvironment } from './factory';
+export { type HttpHandleOptions, httpHandle } from './http-transport';
+export {
+  type CloseReason,
+  type DialMode,
+  initialState,
+  type MachineEffect,
+  type MachineEvent,
+  type MachineOptions,
+  type MachineState,
+  type ServerErrorInfo,
+  type ServerStatus,
+  transition,
+} from './machine';
+export type { McpPoolOptions, PoolLimits, PoolTimeouts } from './options';
+export {
+  type CallToolOptions,
+  type EnsureConnectedOptions,
+  McpPool,
+  type McpPoolApi,
+  McpPoolLease,
+  type PoolSnapshot,
+  type ServerRecord,
+} from './pool';
+export { TailBuffer } from './ring-buffer';
+export { stdioHandle, type TrackedStdioOptions, TrackedStdioTransport } from './stdio-transport';
+export type {
+  TerminateResult,
+  TransportContext,
+  TransportDiagnostics,
+  TransportFactory,
+  TransportHandle,
+  TransportLoss,
+} from './transport';

@@ -1,0 +1,85 @@
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { ResolvedServer } from '@wave/mcp-config';
+import type { ReconnectOptions } from './backoff';
+import type { Clock } from './clock';
+import type { TransportFactory } from './transport';
+
+/** Hard limits of a pool. */
+export interface PoolLimits {
+  /** Tools kept per server; the rest are counted in `toolsDropped`. @default 64 */
+  maxToolsPerServer?: number;
+  /**
+   * Live connections (connecting, connected or reconnecting) per pool. A dial
+   * beyond it closes the least recently used idle connection; when every live
+   * connection is busy or starting, the dial fails with `CONNECTION_LIMIT`.
+   * @default 16
+   */
+  maxConnections?: number;
+}
+
+/** Time limits, in ms. A server's own `connectTimeoutMs` / `callTimeoutMs` / `idleTimeoutMs` wins. */
+export interface PoolTimeouts {
+  /** Whole dial: spawn/connect, `initialize`, first tool listing. @default 30000 */
+  connectMs?: number;
+  /** One tool call (the request is cancelled after it). @default 600000 */
+  callMs?: number;
+  /** `lazy` servers unused this long are closed (not sticky). `Infinity` = never. @default 600000 */
+  idleMs?: number;
+  /** Grace between SIGTERM and SIGKILL when killing a server's process tree. @default 2000 */
+  killGraceMs?: number;
+}
+
+/** Options of {@link McpPool.create}. */
+export interface McpPoolOptions {
+  /** The servers of this pool (usually `loadMcpConfig().servers`). @default [] */
+  servers?: readonly ResolvedServer[];
+  /** How the pool introduces itself in `initialize`. @default { name: 'wave-mcp-pool', version: '0.1.0' } */
+  clientInfo?: Implementation;
+  limits?: PoolLimits;
+  /** Reconnection of dropped http/sse connections (see `DEFAULT_RECONNECT`). */
+  reconnect?: ReconnectOptions;
+  timeouts?: PoolTimeouts;
+  /** Creates transports; tests inject fakes. @default defaultTransportFactory */
+  transportFactory?: TransportFactory;
+  /**
+   * One pool for many agents: connections are keyed by config fingerprint and
+   * shared between the leases of {@link McpPool.lease}. @default false
+   */
+  shared?: boolean;
+  /** Time and timers. @default systemClock() */
+  clock?: Clock;
+  /** Randomness for backoff jitter, in [0, 1). @default Math.random */
+  random?: () => number;
+  /** Bytes of stderr kept per stdio server. @default 16384 */
+  stderrBytes?: number;
+  /** proc-reaper marker namespace of spawned servers. @default process.env.WAVE_REAPER_NAMESPACE ?? 'wave' */
+  markerNamespace?: string;
+}
+
+export interface ResolvedPoolSettings {
+  clientInfo: Implementation;
+  maxToolsPerServer: number;
+  maxConnections: number;
+  connectMs: number;
+  callMs: number;
+  idleMs: number;
+  killGraceMs: number;
+  stderrBytes: number;
+}
+
+function num(v: number | undefined, d: number, min: number): number {
+  return typeof v === 'number' && !Number.isNaN(v) && v >= min ? v : d;
+}
+
+export function resolveSettings(o: McpPoolOptions): ResolvedPoolSettings {
+  return {
+    clientInfo: o.clientInfo ?? { name: 'wave-mcp-pool', version: '0.1.0' },
+    maxToolsPerServer: Math.floor(num(o.limits?.maxToolsPerServer, 64, 0)),
+    maxConnections: Math.floor(num(o.limits?.maxConnections, 16, 1)),
+    connectMs: num(o.timeouts?.connectMs, 30_000, 1),
+    callMs: num(o.timeouts?.callMs, 600_000, 1),
+    idleMs: num(o.timeouts?.idleMs, 600_000, 0),
+    killGraceMs: num(o.timeouts?.killGraceMs, 2_000, 0),
+    stderrBytes: Math.floor(num(o.stderrBytes, 16_384, 256)),
+  };
+}

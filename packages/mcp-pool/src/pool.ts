@@ -1,0 +1,435 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigSource, Lifecycle, ResolvedServer } from '@wave/mcp-config';
+import { type CallOptions, PoolCore, type Slot } from './core';
+import { McpPoolError } from './errors';
+import type { ServerErrorInfo, ServerStatus } from './machine';
+import type { McpPoolOptions } from './options';
+
+/** What a pool (or lease) says about one configured server. A fresh object per call. */
+export interface ServerRecord {
+  name: string;
+  source: ConfigSource;
+  /** `stdio` | `http` | `sse`, or the unknown type as configured. */
+  transport: string;
+  status: ServerStatus;
+  /** Why it is in `error` (or, while `reconnecting`, why it dropped). */
+  error?: ServerErrorInfo;
+  /** Its tools while connected (kept while reconnecting); at most `limits.maxToolsPerServer`. */
+  tools: readonly Tool[];
+  /** How many tools the server listed beyond the limit (not exposed). */
+  toolsDropped: number;
+  /** The server's `instructions` from `initialize`, verbatim. */
+  instructions?: string;
+  /** Last successful connection (epoch ms). */
+  lastConnectedAt?: number;
+  /** Pid of the server process (stdio, while connecting or connected). */
+  pid?: number;
+  /** Current connection attempt; grows with every dial. */
+  generation: number;
+  lifecycle: Lifecycle;
+  fingerprint: string;
+  /** Disconnected by hand: not dialed again until `connect()`. */
+  manuallyDisconnected: boolean;
+  /** While `reconnecting`: attempts made so far. */
+  reconnectAttempt?: number;
+}
+
+/** What `onChange` listeners get. Drop snapshots older than the last one you saw. */
+export interface PoolSnapshot {
+  /** Grows by one with every snapshot of this pool (or lease). */
+  version: number;
+  servers: ServerRecord[];
+}
+
+/** Options of {@link McpPoolApi.ensureConnected}. */
+export interface EnsureConnectedOptions {
+  /** Stop waiting (rejects with the signal's reason); the dials go on in the background. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link McpPoolApi.callTool}. */
+export type CallToolOptions = CallOptions;
+
+/** The API of a pool and of each lease of a shared pool. */
+export interface McpPoolApi {
+  /** Every configured server, in configuration order. */
+  list(): ServerRecord[];
+  /** One server, or undefined. */
+  get(name: string): ServerRecord | undefined;
+  /**
+   * Dial, in parallel, every server never dialed here, not disconnected by
+   * hand, and not failed; wait for those and for dials already in flight.
+   * When nothing is pending it returns an already-resolved promise and
+   * touches nothing. Never rejects because a server failed (see its record).
+   */
+  ensureConnected(opts?: EnsureConnectedOptions): Promise<void>;
+  /** Start dialing `eager` servers in the background. */
+  warm(): void;
+  /** Dial now (retry a failed server, undo a manual disconnect). Resolves with the record, `error` included. */
+  connect(name: string): Promise<ServerRecord>;
+  /** Disconnect by hand: kill the process tree, stick until `connect()`. Always settles with the record. */
+  disconnect(name: string): Promise<ServerRecord>;
+  /** Call a tool of a connected server. Rejects with {@link McpPoolError}. */
+  callTool(
+    server: string,
+    tool: string,
+    args?: Record<string, unknown>,
+    opts?: CallToolOptions,
+  ): Promise<CallToolResult>;
+  /** Hot reload: changed (by fingerprint) -> closed and reset; removed -> closed and dropped; added -> registered. */
+  update(servers: readonly ResolvedServer[]): Promise<void>;
+  /** Close everything this object owns. Idempotent. */
+  destroy(): Promise<void>;
+  /** Listen to changes; returns the unsubscribe function. */
+  onChange(listener: (snapshot: PoolSnapshot) => void): () => void;
+  /** Version of the last snapshot. */
+  readonly version: number;
+}
+
+interface Entry {
+  server: ResolvedServer;
+  slot: Slot;
+  /** Token of this (view, name) pair in the slot's member and user sets. */
+  token: string;
+  manual: boolean;
+}
+
+function unknownServer(name: string, known: Iterable<string>): McpPoolError {
+  const names = [...known];
+  return new McpPoolError(
+    'UNKNOWN_SERVER',
+    `No MCP server named "${name}" is configured${names.length ? ` (configured: ${names.join(', ')})` : ''}.`,
+    { server: name },
+  );
+}
+
+/** Shared implementation of the pool's own view and of leases. */
+abstract class PoolView implements McpPoolApi {
+  protected readonly entries = new Map<string, Entry>();
+  private readonly listeners = new Set<(snapshot: PoolSnapshot) => void>();
+  private versionCounter = 0;
+  private released = false;
+  private readonly unsubscribe: () => void;
+  private readonly resolved = Promise.resolve();
+
+  protected constructor(
+    protected readonly core: PoolCore,
+    private readonly viewId: string,
+    servers: readonly ResolvedServer[],
+  ) {
+    // Duplicate names: the later definition wins (as in config merging), at the first one's position.
+    const byName = new Map<string, ResolvedServer>();
+    for (const server of servers) byName.set(server.name, server);
+    for (const server of byName.values()) {
+      const token = `${viewId}\u0000${server.name}`;
+      this.entries.set(server.name, { server, slot: core.register(token, server), token, manual: false });
+    }
+    this.unsubscribe = core.subscribe(() => this.emit());
+  }
+
+  get version(): number {
+    return this.versionCounter;
+  }
+
+  /** True once destroyed / released (or the shared pool behind a lease was destroyed). */
+  get destroyed(): boolean {
+    return this.released || this.core.destroyed;
+  }
+
+  private entry(name: string): Entry {
+    const e = this.entries.get(name);
+    if (!e) throw unknownServer(name, this.entries.keys());
+    return e;
+  }
+
+  private destroyedError(what: string): McpPoolError {
+    return new McpPoolError('POOL_DESTROYED', `The MCP pool was destroyed; cannot ${what}.`);
+  }
+
+  list(): ServerRecord[] {
+    const out: ServerRecord[] = [];
+    for (const e of this.entries.values()) out.push(this.record(e));
+    return out;
+  }
+
+  get(name: string): ServerRecord | undefined {
+    const e = this.entries.get(name);
+    return e ? this.record(e) : undefined;
+  }
+
+  protected record(e: Entry): ServerRecord {
+    const s = e.slot.state;
+    const server = e.server;
+    const r: ServerRecord = {
+      name: server.name,
+      source: server.source,
+      transport: server.transport,
+      status: 'disconnected',
+      tools: [],
+      toolsDropped: 0,
+      generation: s.generation,
+      lifecycle: server.config.lifecycle ?? 'lazy',
+      fingerprint: server.fingerprint,
+      manuallyDisconnected: e.manual,
+    };
+    if (s.lastConnectedAt !== undefined) r.lastConnectedAt = s.lastConnectedAt;
+    if (e.manual || this.released) return r;
+    r.status = s.status;
+    r.tools = s.tools;
+    r.toolsDropped = s.toolsDropped;
+    if (s.error) r.error = s.error;
+    if (s.instructions !== undefined) r.instructions = s.instructions;
+    if (s.pid !== undefined) r.pid = s.pid;
+    if (s.status === 'reconnecting') r.reconnectAttempt = s.attempt;
+    return r;
+  }
+
+  ensureConnected(opts: EnsureConnectedOptions = {}): Promise<void> {
+    const signal = opts.signal;
+    if (this.destroyed) return this.resolved;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const waits: Promise<void>[] = [];
+    for (const e of this.entries.values()) {
+      if (e.manual) continue;
+      const slot = e.slot;
+      const st = slot.state;
+      if (st.status === 'disconnected' && !st.dialed) {
+        this.core.use(e.token, slot);
+        const p = this.core.dial(slot, 'auto');
+        if (p) waits.push(p);
+      } else if (st.status === 'connecting') {
+        this.core.use(e.token, slot);
+        const p = this.core.inFlightDial(slot);
+        if (p) waits.push(p);
+      } else if (st.status === 'connected' && !slot.users.has(e.token)) {
+        this.core.use(e.token, slot);
+      }
+    }
+    if (waits.length === 0) return this.resolved;
+    const all = Promise.all(waits).then(() => undefined);
+    if (!signal) return all;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void all.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
+  warm(): void {
+    if (this.destroyed) return;
+    for (const e of this.entries.values()) {
+      if (e.manual || (e.server.config.lifecycle ?? 'lazy') !== 'eager') continue;
+      const st = e.slot.state;
+      if (st.status === 'disconnected' && !st.dialed) {
+        this.core.use(e.token, e.slot);
+        void this.core.dial(e.slot, 'auto');
+      }
+    }
+  }
+
+  async connect(name: string): Promise<ServerRecord> {
+    const e = this.entry(name);
+    if (this.destroyed) throw this.destroyedError(`connect "${name}"`);
+    if (e.manual) {
+      e.manual = false;
+      this.core.notify();
+    }
+    this.core.use(e.token, e.slot);
+    const p = this.core.dial(e.slot, 'explicit');
+    if (p) await p;
+    return this.record(this.entries.get(name) ?? e);
+  }
+
+  async disconnect(name: string): Promise<ServerRecord> {
+    const e = this.entry(name);
+    if (!e.manual) {
+      e.manual = true;
+      this.core.notify();
+    }
+    try {
+      await this.core.unuse(e.token, e.slot);
+    } catch {
+      // Closing is bounded and never rejects; whatever happened, answer with the record.
+    }
+    return this.record(e);
+  }
+
+  callTool(
+    server: string,
+    tool: string,
+    args?: Record<string, unknown>,
+    opts?: CallToolOptions,
+  ): Promise<CallToolResult> {
+    const e = this.entries.get(server);
+    if (!e) return Promise.reject(unknownServer(server, this.entries.keys()));
+    if (this.destroyed) return Promise.reject(this.destroyedError(`call "${tool}" on "${server}"`));
+    if (e.manual) {
+      return Promise.reject(
+        new McpPoolError(
+          'SERVER_NOT_CONNECTED',
+          `Cannot call "${tool}": MCP server "${server}" was disconnected by hand. Use connect("${server}") first.`,
+          { server },
+        ),
+      );
+    }
+    if (!e.slot.users.has(e.token)) this.core.use(e.token, e.slot);
+    return this.core.callTool(e.slot, tool, args, opts);
+  }
+
+  async update(servers: readonly ResolvedServer[]): Promise<void> {
+    if (this.destroyed) throw this.destroyedError('update servers');
+    const next = new Map<string, ResolvedServer>();
+    for (const s of servers) next.set(s.name, s);
+    const closes: Promise<void>[] = [];
+    const old = new Map(this.entries);
+    this.entries.clear();
+    for (const [name, server] of next) {
+      const e = old.get(name);
+      if (!e) {
+        const token = `${this.viewId}\u0000${name}`;
+        this.entries.set(name, { server, slot: this.core.register(token, server), token, manual: false });
+        continue;
+      }
+      old.delete(name);
+      if (this.core.keyOf(server) !== e.slot.key) {
+        // What the server would run changed: close the old connection, start over (a manual disconnect stays).
+        closes.push(this.core.unregister(e.token, e.slot, 'now'));
+        e.slot = this.core.register(e.token, server);
+      } else {
+        e.slot.server = server;
+      }
+      e.server = server;
+      this.entries.set(name, e);
+    }
+    for (const e of old.values()) closes.push(this.core.unregister(e.token, e.slot, 'now'));
+    this.core.notify();
+    await Promise.all(closes);
+  }
+
+  /** Give every slot back (close what nobody else uses, after idle). */
+  protected async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    // Stop following the core (a long-lived shared pool must not keep released views alive),
+    // after one last snapshot: everything disconnected.
+    this.unsubscribe();
+    this.emit();
+    const closes: Promise<void>[] = [];
+    for (const e of this.entries.values()) closes.push(this.core.unregister(e.token, e.slot, 'idle'));
+    this.core.notify();
+    await Promise.all(closes);
+  }
+
+  abstract destroy(): Promise<void>;
+
+  onChange(listener: (snapshot: PoolSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private emit(): void {
+    this.versionCounter += 1;
+    if (this.listeners.size === 0) return;
+    const snapshot: PoolSnapshot = { version: this.versionCounter, servers: this.list() };
+    for (const l of [...this.listeners]) {
+      try {
+        l(snapshot);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+}
+
+/**
+ * A per-agent view of a shared {@link McpPool}: the same API, its own server
+ * list, its own manual-disconnect flags. `destroy()` releases the lease: it
+ * never kills a connection another lease uses; a connection nobody uses any
+ * more closes once idle.
+ */
+export class McpPoolLease extends PoolView {
+  /** @internal Use {@link McpPool.lease}. */
+  constructor(
+    core: PoolCore,
+    /** The agent this lease belongs to (for diagnostics). */
+    readonly agentId: string,
+    viewId: string,
+    servers: readonly ResolvedServer[],
+  ) {
+    super(core, viewId, servers);
+  }
+
+  /** Release the lease. Idempotent. */
+  destroy(): Promise<void> {
+    return this.release();
+  }
+}
+
+/**
+ * Owns the MCP connections of one agent (or, with `shared: true`, of a whole
+ * host process, through {@link McpPool.lease}). Creating it spawns nothing.
+ *
+ * @example
+ * ```ts
+ * const pool = McpPool.create({ servers: (await loadMcpConfig({ workdir })).servers });
+ * await pool.ensureConnected();               // dials what is due, in parallel
+ * const result = await pool.callTool('hello', 'echo', { text: 'hi' });
+ * await pool.destroy();                       // every process tree is gone
+ * ```
+ */
+export class McpPool extends PoolView {
+  private leaseCounter = 0;
+
+  /** Same as {@link McpPool.create}; starts no work. */
+  constructor(opts: McpPoolOptions = {}) {
+    super(new PoolCore(opts), 'pool', opts.servers ?? []);
+  }
+
+  /** Create a pool. Spawns nothing, dials nothing, arms no timer. */
+  static create(opts: McpPoolOptions = {}): McpPool {
+    return new McpPool(opts);
+  }
+
+  /** True when created with `shared: true`. */
+  get shared(): boolean {
+    return this.core.shared;
+  }
+
+  /** Connections currently connecting, connected or reconnecting. */
+  get liveConnections(): number {
+    return this.core.liveCount();
+  }
+
+  /**
+   * A per-agent view of a shared pool. Servers with the same fingerprint share
+   * one connection across leases (reference-counted). Throws `INVALID_ARGUMENT`
+   * when the pool is not shared, `POOL_DESTROYED` after `destroy()`.
+   */
+  lease(agentId: string, servers: readonly ResolvedServer[]): McpPoolLease {
+    if (!this.core.shared) {
+      throw new McpPoolError(
+        'INVALID_ARGUMENT',
+        'lease() needs a shared pool: create it with McpPool.create({ shared: true }).',
+      );
+    }
+    if (this.destroyed)
+      throw new McpPoolError('POOL_DESTROYED', 'The MCP pool was destroyed; cannot lease it.');
+    this.leaseCounter += 1;
+    return new McpPoolLease(this.core, agentId, `lease:${this.leaseCounter}:${agentId}`, servers);
+  }
+
+  /**
+   * Close every connection (whole process trees), cancel every timer, settle
+   * every dial in flight (a dial that completes later closes at once).
+   * Idempotent; never rejects. Leases of a shared pool become destroyed too.
+   */
+  async destroy(): Promise<void> {
+    await this.core.destroy();
+    await this.release();
+  }
+}

@@ -1,0 +1,370 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import {
+  initialState,
+  type MachineEffect,
+  type MachineEvent,
+  type MachineState,
+  type ServerErrorInfo,
+  transition,
+} from '../src/machine';
+
+const opts = { maxReconnectAttempts: 3 };
+const tool = (name: string): Tool => ({ name, inputSchema: { type: 'object' } });
+const err = (message = 'boom'): ServerErrorInfo => ({ code: 'CONNECT_FAILED', message, at: 1 });
+
+const fresh = initialState(0);
+const connecting: MachineState = { ...fresh, status: 'connecting', generation: 1, dialed: true };
+const connected: MachineState = {
+  ...connecting,
+  status: 'connected',
+  tools: [tool('a')],
+  toolsDropped: 2,
+  instructions: 'use me',
+  pid: 42,
+  lastConnectedAt: 5,
+};
+const reconnecting: MachineState = { ...connected, status: 'reconnecting', attempt: 1, pid: undefined };
+const errored: MachineState = { ...fresh, status: 'error', generation: 1, dialed: true, error: err() };
+const idleClosed: MachineState = { ...fresh, generation: 1 };
+
+type Row = [string, MachineState, MachineEvent, Partial<MachineState> | 'same', MachineEffect[]];
+
+const rows: Row[] = [
+  // --- dialing
+  [
+    'auto dial of a never-dialed server',
+    fresh,
+    { type: 'DIAL', mode: 'auto', generation: 1 },
+    { status: 'connecting', generation: 1, dialed: true },
+    [{ type: 'dial', generation: 1 }],
+  ],
+  [
+    'auto dial skipped once dialed (failed)',
+    errored,
+    { type: 'DIAL', mode: 'auto', generation: 2 },
+    'same',
+    [],
+  ],
+  [
+    'auto dial skipped after a manual-style disconnect marks dialed',
+    { ...fresh, dialed: true },
+    { type: 'DIAL', mode: 'auto', generation: 2 },
+    'same',
+    [],
+  ],
+  [
+    'explicit dial retries a failed server',
+    errored,
+    { type: 'DIAL', mode: 'explicit', generation: 2 },
+    { status: 'connecting', generation: 2, error: undefined },
+    [{ type: 'dial', generation: 2 }],
+  ],
+  [
+    'dial while connecting joins it',
+    connecting,
+    { type: 'DIAL', mode: 'explicit', generation: 2 },
+    'same',
+    [],
+  ],
+  [
+    'dial while connected is a no-op',
+    connected,
+    { type: 'DIAL', mode: 'explicit', generation: 2 },
+    'same',
+    [],
+  ],
+  [
+    'explicit dial while reconnecting cancels the wait and drops a retry in flight',
+    reconnecting,
+    { type: 'DIAL', mode: 'explicit', generation: 2 },
+    { status: 'connecting', generation: 2, attempt: 0 },
+    [
+      { type: 'cancelRetry' },
+      { type: 'close', generation: 1, reason: 'stale' },
+      { type: 'dial', generation: 2 },
+    ],
+  ],
+  [
+    'auto dial while reconnecting is a no-op',
+    reconnecting,
+    { type: 'DIAL', mode: 'auto', generation: 2 },
+    'same',
+    [],
+  ],
+  [
+    'a dial with an old generation is ignored',
+    errored,
+    { type: 'DIAL', mode: 'explicit', generation: 1 },
+    'same',
+    [],
+  ],
+  [
+    'auto dial after an idle close dials again',
+    idleClosed,
+    { type: 'DIAL', mode: 'auto', generation: 2 },
+    { status: 'connecting', generation: 2 },
+    [{ type: 'dial', generation: 2 }],
+  ],
+  // --- dial results
+  [
+    'dial ok',
+    connecting,
+    {
+      type: 'DIAL_OK',
+      generation: 1,
+      tools: [tool('x')],
+      toolsDropped: 0,
+      instructions: 'hi',
+      pid: 7,
+      at: 9,
+    },
+    { status: 'connected', tools: [tool('x')], instructions: 'hi', pid: 7, lastConnectedAt: 9 },
+    [],
+  ],
+  [
+    'dial ok of an old generation closes that connection',
+    { ...connecting, generation: 2 },
+    { type: 'DIAL_OK', generation: 1, tools: [], toolsDropped: 0, at: 9 },
+    'same',
+    [{ type: 'close', generation: 1, reason: 'stale' }],
+  ],
+  [
+    'dial ok after a disconnect closes that connection',
+    { ...idleClosed },
+    { type: 'DIAL_OK', generation: 1, tools: [], toolsDropped: 0, at: 9 },
+    'same',
+    [{ type: 'close', generation: 1, reason: 'stale' }],
+  ],
+  [
+    'dial fail -> error',
+    connecting,
+    { type: 'DIAL_FAIL', generation: 1, error: err('nope') },
+    { status: 'error', error: err('nope'), tools: [] },
+    [{ type: 'close', generation: 1, reason: 'failed' }],
+  ],
+  [
+    'stale dial fail ignored',
+    { ...connecting, generation: 2 },
+    { type: 'DIAL_FAIL', generation: 1, error: err() },
+    'same',
+    [],
+  ],
+  [
+    'dial fail during reconnect schedules the next attempt',
+    reconnecting,
+    { type: 'DIAL_FAIL', generation: 1, error: err('refused') },
+    { status: 'reconnecting', attempt: 2, tools: [tool('a')] },
+    [
+      { type: 'close', generation: 1, reason: 'failed' },
+      { type: 'scheduleRetry', generation: 1, attempt: 2 },
+    ],
+  ],
+  [
+    'last reconnect attempt fails -> error',
+    { ...reconnecting, attempt: 2 },
+    { type: 'DIAL_FAIL', generation: 1, error: err('refused') },
+    { status: 'error', tools: [], attempt: 0 },
+    [{ type: 'close', generation: 1, reason: 'failed' }],
+  ],
+  // --- pid
+  ['pid while connecting', connecting, { type: 'PID', generation: 1, pid: 9 }, { pid: 9 }, []],
+  ['stale pid ignored', connecting, { type: 'PID', generation: 0, pid: 9 }, 'same', []],
+  ['pid when connected ignored', connected, { type: 'PID', generation: 1, pid: 9 }, 'same', []],
+  // --- lost
+  [
+    'stdio exit -> error, rest of the tree reaped',
+    connected,
+    { type: 'LOST', generation: 1, error: err('exited with code 3'), recoverable: false },
+    { status: 'error', tools: [], pid: undefined, instructions: undefined },
+    [{ type: 'close', generation: 1, reason: 'lost' }],
+  ],
+  [
+    'http drop -> reconnecting, tools kept',
+    connected,
+    { type: 'LOST', generation: 1, error: err('dropped'), recoverable: true },
+    { status: 'reconnecting', attempt: 0, tools: [tool('a')], instructions: 'use me', pid: undefined },
+    [
+      { type: 'close', generation: 1, reason: 'lost' },
+      { type: 'scheduleRetry', generation: 1, attempt: 0 },
+    ],
+  ],
+  [
+    'http drop with reconnection disabled -> error',
+    connected,
+    { type: 'LOST', generation: 1, error: err('dropped'), recoverable: true },
+    { status: 'error' },
+    [{ type: 'close', generation: 1, reason: 'lost' }],
+  ],
+  [
+    'stale lost event ignored',
+    { ...connected, generation: 2 },
+    { type: 'LOST', generation: 1, error: err(), recoverable: false },
+    'same',
+    [],
+  ],
+  [
+    'lost while disconnected ignored',
+    idleClosed,
+    { type: 'LOST', generation: 1, error: err(), recoverable: true },
+    'same',
+    [],
+  ],
+  [
+    'lost while connecting ignored (the dial reports)',
+    connecting,
+    { type: 'LOST', generation: 1, error: err(), recoverable: false },
+    'same',
+    [],
+  ],
+  // --- retry
+  [
+    'retry due -> new generation dialed',
+    reconnecting,
+    { type: 'RETRY', generation: 1, next: 5 },
+    { status: 'reconnecting', generation: 5 },
+    [{ type: 'dial', generation: 5 }],
+  ],
+  [
+    'stale retry ignored',
+    { ...reconnecting, generation: 3 },
+    { type: 'RETRY', generation: 1, next: 5 },
+    'same',
+    [],
+  ],
+  [
+    'retry after manual disconnect ignored',
+    idleClosed,
+    { type: 'RETRY', generation: 1, next: 5 },
+    'same',
+    [],
+  ],
+  // --- tools
+  [
+    'tools refreshed',
+    connected,
+    { type: 'TOOLS', generation: 1, tools: [tool('b'), tool('c')], toolsDropped: 0 },
+    { tools: [tool('b'), tool('c')], toolsDropped: 0 },
+    [],
+  ],
+  [
+    'stale tools ignored',
+    connected,
+    { type: 'TOOLS', generation: 0, tools: [], toolsDropped: 0 },
+    'same',
+    [],
+  ],
+  // --- idle
+  [
+    'idle close is not sticky',
+    connected,
+    { type: 'IDLE', generation: 1, reason: 'idle' },
+    { status: 'disconnected', dialed: false, tools: [], pid: undefined },
+    [{ type: 'close', generation: 1, reason: 'idle' }],
+  ],
+  [
+    'eviction is not sticky',
+    connected,
+    { type: 'IDLE', generation: 1, reason: 'evicted' },
+    { status: 'disconnected', dialed: false },
+    [{ type: 'close', generation: 1, reason: 'evicted' }],
+  ],
+  [
+    'idle of an old generation ignored',
+    connected,
+    { type: 'IDLE', generation: 0, reason: 'idle' },
+    'same',
+    [],
+  ],
+  // --- disconnect / reset / destroy from every state
+  ...(
+    [
+      ['disconnected', fresh],
+      ['connecting', connecting],
+      ['connected', connected],
+      ['reconnecting', reconnecting],
+      ['error', errored],
+    ] as const
+  ).flatMap(([label, st]): Row[] =>
+    (['DISCONNECT', 'RESET', 'DESTROY'] as const).map(
+      (type): Row => [
+        `${type} from ${label}`,
+        st,
+        { type },
+        { status: 'disconnected', tools: [], pid: undefined, error: undefined, attempt: 0 },
+        [
+          { type: 'cancelRetry' },
+          {
+            type: 'close',
+            generation: st.generation,
+            reason: type === 'DISCONNECT' ? 'manual' : type === 'RESET' ? 'reset' : 'destroy',
+          },
+        ],
+      ],
+    ),
+  ),
+];
+
+describe('transition', () => {
+  it.each(rows)('%s', (label, state, event, expected, effects) => {
+    const o = label.includes('reconnection disabled') ? { maxReconnectAttempts: 0 } : opts;
+    const [next, fx] = transition(state, event, o);
+    if (expected === 'same') {
+      expect(next).toBe(state);
+    } else {
+      expect(next).toMatchObject(expected);
+      for (const [k, v] of Object.entries(expected)) {
+        if (v === undefined) expect(next[k as keyof MachineState]).toBeUndefined();
+      }
+    }
+    expect(fx).toEqual(effects);
+  });
+
+  it('never mutates its input', () => {
+    const frozen = Object.freeze({ ...connected, tools: Object.freeze([tool('a')]) }) as MachineState;
+    const events: MachineEvent[] = [
+      { type: 'LOST', generation: 1, error: err(), recoverable: true },
+      { type: 'IDLE', generation: 1, reason: 'idle' },
+      { type: 'DISCONNECT' },
+      { type: 'TOOLS', generation: 1, tools: [], toolsDropped: 0 },
+    ];
+    for (const e of events) expect(() => transition(frozen, e, opts)).not.toThrow();
+  });
+
+  it('gives up with RECONNECT_FAILED after exactly maxReconnectAttempts failed dials', () => {
+    let s: MachineState = connected;
+    let gen = 1;
+    [s] = transition(s, { type: 'LOST', generation: gen, error: err('dropped'), recoverable: true }, opts);
+    const dials: number[] = [];
+    for (;;) {
+      const [afterRetry, fx] = transition(s, { type: 'RETRY', generation: gen, next: gen + 1 }, opts);
+      if (fx.length === 0) break;
+      gen += 1;
+      dials.push(gen);
+      [s] = transition(afterRetry, { type: 'DIAL_FAIL', generation: gen, error: err('refused') }, opts);
+      if (s.status !== 'reconnecting') break;
+    }
+    expect(dials).toHaveLength(3);
+    expect(s.status).toBe('error');
+    expect(s.error?.code).toBe('RECONNECT_FAILED');
+    expect(s.error?.message).toMatch(/refused.*3 reconnection attempts/);
+  });
+
+  it('a reconnect that succeeds returns to connected with the new tools', () => {
+    let [s] = transition(connected, { type: 'LOST', generation: 1, error: err(), recoverable: true }, opts);
+    [s] = transition(s, { type: 'RETRY', generation: 1, next: 2 }, opts);
+    [s] = transition(
+      s,
+      { type: 'DIAL_OK', generation: 2, tools: [tool('z')], toolsDropped: 0, at: 50 },
+      opts,
+    );
+    expect(s).toMatchObject({
+      status: 'connected',
+      generation: 2,
+      attempt: 0,
+      tools: [tool('z')],
+      lastConnectedAt: 50,
+    });
+    expect(s.error).toBeUndefined();
+  });
+});

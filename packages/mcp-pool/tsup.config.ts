@@ -1,0 +1,3 @@
+import { waveTsupConfig } from '../../tsup.shared.ts';
+
+export default waveTsupConfig();
