@@ -1,11 +1,27 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+
+function expandTilde(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
+  return path;
+}
 
 /**
- * The wave home: the `home` option, else `$WAVE_HOME` (an empty value counts
- * as unset), else `~/.wave`. Same rule as @wave/mcp-config; kept local (three
- * lines) because this package depends on no other @wave package.
+ * The wave home, absolute: the `home` option (an empty string counts as
+ * unset), else `$WAVE_HOME` (likewise), else `~/.wave`; a leading `~/` is the
+ * user's home directory. The same rule as `resolveHome` of @wave/mcp-config,
+ * so the cache sits beside `mcp.json`; kept local because this package
+ * depends on no other @wave package. Touches no file.
  */
 export function resolveWaveHome(home: string | undefined, env: Record<string, string | undefined>): string {
-  return home ?? (env.WAVE_HOME || join(homedir(), '.wave'));
+  const fromEnv = Object.hasOwn(env, 'WAVE_HOME') ? env.WAVE_HOME : undefined;
+  const chosen =
+    home !== undefined && home !== ''
+      ? home
+      : fromEnv !== undefined && fromEnv !== ''
+        ? fromEnv
+        : join(homedir(), '.wave');
+  const expanded = expandTilde(chosen);
+  return isAbsolute(expanded) ? expanded : resolve(expanded);
 }

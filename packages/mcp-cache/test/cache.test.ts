@@ -86,6 +86,8 @@ describe('createToolCache: location and options', () => {
     ['$WAVE_HOME from env', { env: { WAVE_HOME: '/e' } }, '/e/mcp-tools-cache.json'],
     ['~/.wave by default', { env: {} }, join(homedir(), '.wave', 'mcp-tools-cache.json')],
     ['file option wins', { home: '/h', file: '/x/cache.json' }, '/x/cache.json'],
+    ['~/ home, as @wave/mcp-config reads it', { home: '~/h' }, join(homedir(), 'h', 'mcp-tools-cache.json')],
+    ['empty home option: $WAVE_HOME', { home: '', env: { WAVE_HOME: '/e' } }, '/e/mcp-tools-cache.json'],
   ])('%s', (_label, options, want) => {
     // creating does no I/O, so the default location is safe to compute here
     expect(createToolCache(options).file).toBe(want);

@@ -332,10 +332,25 @@ describe('resolveWaveHome', () => {
     ['env next', undefined, { WAVE_HOME: '/env' }, '/env'],
     ['empty env counts as unset', undefined, { WAVE_HOME: '' }, 'HOME'],
     ['default ~/.wave', undefined, {}, 'HOME'],
+    // Same rule as @wave/mcp-config's resolveHome, so the cache sits beside mcp.json:
+    ['empty option counts as unset', '', { WAVE_HOME: '/env' }, '/env'],
+    ['empty option and env', '', {}, 'HOME'],
+    ['~/ in the option is the user home', '~/wh', {}, 'HOME:wh'],
+    ['~/ in $WAVE_HOME is the user home', undefined, { WAVE_HOME: '~/wh' }, 'HOME:wh'],
+    ['~ alone', '~', {}, 'HOME:'],
+    ['relative is made absolute', 'rel/h', {}, 'CWD:rel/h'],
   ])('%s', async (_label, home, env, want) => {
     const { homedir } = await import('node:os');
-    const { join } = await import('node:path');
-    expect(resolveWaveHome(home, env)).toBe(want === 'HOME' ? join(homedir(), '.wave') : want);
+    const { join, resolve } = await import('node:path');
+    const expected =
+      want === 'HOME'
+        ? join(homedir(), '.wave')
+        : want.startsWith('HOME:')
+          ? join(homedir(), want.slice(5))
+          : want.startsWith('CWD:')
+            ? resolve(want.slice(4))
+            : want;
+    expect(resolveWaveHome(home, env)).toBe(expected);
   });
 });
 

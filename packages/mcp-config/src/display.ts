@@ -63,13 +63,15 @@ function isOnlyReferences(text: string): boolean {
 
 /**
  * A URL as written, safe to show. Pure. Works on unexpanded URLs (which may
- * not parse): a password (or a bare token) in the user-info part and the values
- * of secret-looking query parameters (`token`, `api_key`, `sig`, ...) are
- * masked unless they are variable references.
+ * not parse): a password (or a bare token) in the user-info part (which ends
+ * at the last `@` before the path, as URL parsers read it) and the values of
+ * secret-looking query or fragment parameters (`token`, `api_key`, `sig`,
+ * `access_token`...) are masked unless they are variable references.
  */
 export function maskUrl(url: string): string {
+  // The user-info part ends at the LAST "@" before the path (a password may contain "@").
   let out = url.replace(
-    /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#@]*)@/,
+    /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)@/,
     (whole, scheme: string, info: string) => {
       const colon = info.indexOf(':');
       if (colon === -1) return isOnlyReferences(info) ? whole : `${scheme}${MASK}@`;
@@ -77,7 +79,8 @@ export function maskUrl(url: string): string {
       return isOnlyReferences(password) ? whole : `${scheme}${info.slice(0, colon)}:${MASK}@`;
     },
   );
-  out = out.replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, key: string, value: string) =>
+  // Query parameters, and fragment parameters (OAuth's implicit flow puts tokens there).
+  out = out.replace(/([?&#])([^=&#]*)=([^&#]*)/g, (whole, sep: string, key: string, value: string) =>
     SECRET_PARAM.test(key) && value !== '' && !isOnlyReferences(value) ? `${sep}${key}=${MASK}` : whole,
   );
   return out;

@@ -199,10 +199,42 @@ export function removeProperty(text: string, prop: Node): Edit[] {
       return edits;
     }
   }
-  if (next) return [{ offset: start, length: next.offset - start, content: '' }];
+  // Sharing a line with a neighbour: remove the property and one comma, and
+  // never a comment between them (it may belong to the neighbour).
+  if (next) {
+    if (isBlank(text.slice(endWithComma, next.offset)))
+      return [{ offset: start, length: next.offset - start, content: '' }];
+    return [{ offset: start, length: blanksAfter(text, endWithComma) - start, content: '' }];
+  }
   if (previous) {
     const prevEnd = previous.offset + previous.length;
-    return [{ offset: prevEnd, length: end - prevEnd, content: '' }];
+    if (isBlank(text.slice(prevEnd, start))) return [{ offset: prevEnd, length: end - prevEnd, content: '' }];
+    const from = blanksBefore(text, start);
+    if (hasComma) return [{ offset: from, length: endWithComma - from, content: '' }];
+    const comma = nextSignificant(text, prevEnd);
+    const edits: Edit[] = [{ offset: from, length: end - from, content: '' }];
+    if (comma.kind === COMMA_TOKEN && comma.offset < from)
+      edits.push({ offset: comma.offset, length: 1, content: '' });
+    return edits;
   }
   return [{ offset: start, length: endWithComma - start, content: '' }];
+}
+
+/** True when `text` is whitespace and commas only (no comment). */
+function isBlank(text: string): boolean {
+  return /^[\s,]*$/.test(text);
+}
+
+/** The offset after the spaces and tabs that follow `pos`. */
+function blanksAfter(text: string, pos: number): number {
+  let i = pos;
+  while (text[i] === ' ' || text[i] === '\t') i++;
+  return i;
+}
+
+/** The offset of the spaces and tabs that end right before `pos`. */
+function blanksBefore(text: string, pos: number): number {
+  let i = pos;
+  while (i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  return i;
 }

@@ -194,7 +194,11 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     ) {
       const problem = urlProblem(config.url);
       if (problem)
-        fieldError('url', 'URL_INVALID', `"url" ${JSON.stringify(written.url)} after expansion ${problem}.`);
+        fieldError(
+          'url',
+          'URL_INVALID',
+          `"url" ${JSON.stringify(maskUrl(written.url))} after expansion ${problem}.`,
+        );
     }
     const nul = [config.command, config.cwd, ...(config.args ?? []), ...Object.values(config.env ?? {})].some(
       (v) => v?.includes('\0'),

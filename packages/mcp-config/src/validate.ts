@@ -1,3 +1,4 @@
+import { maskUrl } from './display';
 import { hasReferences } from './expand';
 import type {
   ConfigIssue,
@@ -400,7 +401,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
     } else {
       const problem = hasReferences(u) || unknownType !== undefined ? undefined : urlProblem(u);
       if (problem) {
-        add('error', 'URL_INVALID', `${where}: "url" ${JSON.stringify(u)} ${problem}.`, 'url');
+        add('error', 'URL_INVALID', `${where}: "url" ${JSON.stringify(maskUrl(u))} ${problem}.`, 'url');
       } else {
         config.url = u;
       }

@@ -41,6 +41,13 @@ describe('maskUrl', () => {
     ['https://h/mcp?token=${T}&sig=zz#frag', 'https://h/mcp?token=${T}&sig=****#frag'],
     ['https://h/mcp?page=2&Authorization=abc', 'https://h/mcp?page=2&Authorization=****'],
     ['not a url at all', 'not a url at all'],
+    // An "@" inside the password: the userinfo ends at the LAST "@" before the host (WHATWG URL).
+    ['https://user:p@ss@h/mcp', 'https://user:****@h/mcp'],
+    ['https://tok@en@h/mcp', 'https://****@h/mcp'],
+    ['https://user:a@b@c@h/mcp?x=1', 'https://user:****@h/mcp?x=1'],
+    ['https://h/a@b', 'https://h/a@b'],
+    // OAuth implicit flow puts the token in the fragment.
+    ['https://h/cb#access_token=abc&state=1', 'https://h/cb#access_token=****&state=1'],
   ])('%s', (url, shown) => {
     expect(maskUrl(url)).toBe(shown);
   });

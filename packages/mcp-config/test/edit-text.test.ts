@@ -237,6 +237,36 @@ describe('removeServerFromText', () => {
   });
 
   it.each([
+    [
+      'last entry after a comment on its line: the comment of the entry before stays',
+      '{\n  "mcpServers": {\n    "a": {"command": "a"}, // about a\n    /* b */ "b": {"command": "b"}\n  }\n}\n',
+      'b',
+      ['// about a'],
+      { a: { command: 'a' } },
+    ],
+    [
+      'entry not first on its line: the comment of the entry after stays',
+      '{"mcpServers": {"a": {"command": "a"}, // about a\n    /* about b */ "b": {"command": "b"}}}',
+      'a',
+      ['/* about b */'],
+      { b: { command: 'b' } },
+    ],
+    [
+      'middle entry on a shared line: comments on both sides stay',
+      '{"mcpServers": {"a": 1 /* about a */, "b": 2, /* about c */ "c": 3}}',
+      'b',
+      ['/* about a */', '/* about c */'],
+      { a: 1, c: 3 },
+    ],
+  ])('%s', (_label, text, name, kept, remaining) => {
+    const out = removeServerFromText(text, name).text;
+    const left = comments(out).map((c) => c.trim());
+    for (const comment of kept) expect(left).toContain(comment);
+    expect(servers(out)).toEqual(remaining);
+    expect(isSubsequence(out, text)).toBe(true);
+  });
+
+  it.each([
     ['missing name', three, 'zzz', 'SERVER_NOT_FOUND'],
     ['no mcpServers', '{}', 'a', 'SERVER_NOT_FOUND'],
     ['empty document', '', 'a', 'SERVER_NOT_FOUND'],

@@ -475,3 +475,16 @@ describe('mergeSources: resolved servers', () => {
     });
   });
 });
+
+describe('mergeSources: an url checked after expansion', () => {
+  it('names the url as written, with its literal password masked', () => {
+    const { issues } = mergeSources(
+      [{ source: 'user', file: '/h/mcp.json', servers: { s: { url: 'ftp://u:hunter2@${HOST}/x' } } }],
+      { env: { HOST: 'example.com' }, workdir: '/w' },
+    );
+    const issue = issues.find((i) => i.code === 'URL_INVALID');
+    expect(issue?.message).toContain('ftp://u:****@${HOST}/x');
+    expect(issue?.message).not.toContain('hunter2');
+    expect(issue?.message).not.toContain('example.com');
+  });
+});

@@ -284,3 +284,17 @@ describe('validateServer: rules', () => {
     expect(codes('s', entry)).toEqual([['SERVER_INVALID', 'error']]);
   });
 });
+
+describe('validateServer: messages never show a literal credential', () => {
+  it.each([
+    ['password in a non-http url', { url: 'ftp://user:hunter2@h/x' }, 'URL_INVALID'],
+    ['token as user in a non-http url', { url: 'ws://hunter2@h/x' }, 'URL_INVALID'],
+    ['token in the query of a non-http url', { url: 'ws://h/x?token=hunter2' }, 'URL_INVALID'],
+  ])('%s', (_label, entry, code) => {
+    const issues = validateServer('s', entry, ctx).issues;
+    expect(issues.map((i) => i.code)).toContain(code);
+    for (const issue of issues) expect(issue.message).not.toContain('hunter2');
+    // still names the url, masked, so a person can find it
+    expect(issues.find((i) => i.code === code)!.message).toContain('****');
+  });
+});
