@@ -2,13 +2,16 @@
 export interface ReconnectOptions {
   /**
    * How many reconnection attempts before the server moves to `error`.
-   * `0` disables reconnection (a drop goes straight to `error`).
+   * `0` disables reconnection (a drop goes straight to `error`). Attempts
+   * are counted across reconnections until a connection stays up
+   * `maxDelayMs`, so a server that drops every connection at once also ends
+   * in `error`.
    * @default 5
    */
   maxAttempts?: number;
   /** Delay cap of the first attempt, in ms. @default 500 */
   initialDelayMs?: number;
-  /** Upper bound of any delay, in ms. @default 30000 */
+  /** Upper bound of any delay, in ms; also how long a reconnected connection must stay up to count as recovered. @default 30000 */
   maxDelayMs?: number;
   /** Growth of the delay cap per attempt. @default 2 */
   factor?: number;

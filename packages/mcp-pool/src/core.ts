@@ -19,6 +19,7 @@ import {
   initialState,
   type MachineEffect,
   type MachineEvent,
+  type MachineOptions,
   type MachineState,
   type ServerErrorInfo,
   transition,
@@ -52,6 +53,8 @@ interface Conn {
   lost?: TransportLoss | undefined;
   refreshing?: boolean;
   refreshAgain?: boolean;
+  /** A tools/list_changed arrived before the dial finished: list again once connected. */
+  refreshAfterDial?: boolean;
 }
 
 /**
@@ -80,7 +83,10 @@ export interface Slot {
  * request in Node 20 (EventTarget), which is 10-15 % of a local echo call;
  * this class implements exactly what SDK 1.32.2's `Protocol.request` reads
  * from the signal (`aborted`, `reason`, `throwIfAborted`, `addEventListener`),
- * and nothing else. The SDK version is pinned; tests cover cancellation.
+ * and nothing else (1.32.2 never passes the request signal on to a
+ * transport). The SDK version is pinned exactly; `test/pool.test.ts` fails when
+ * the installed SDK is another version (re-check `Protocol.request` before
+ * bumping) and, within 2 s, when a timeout or abort stops reaching the server.
  */
 class CallSignal {
   aborted = false;
@@ -185,6 +191,8 @@ export class PoolCore {
   readonly clock: Clock;
   readonly shared: boolean;
   private readonly random: () => number;
+  /** A reconnected connection up for `maxDelayMs` has recovered (see MachineOptions.stableMs). */
+  private readonly machineOptions: MachineOptions;
   private readonly factory: TransportFactory;
   private readonly markerNamespace: string | undefined;
   private readonly slots = new Map<string, Slot>();
@@ -205,6 +213,10 @@ export class PoolCore {
   constructor(opts: McpPoolOptions) {
     this.settings = resolveSettings(opts);
     this.reconnect = resolveReconnectOptions(opts.reconnect);
+    this.machineOptions = {
+      maxReconnectAttempts: this.reconnect.maxAttempts,
+      stableMs: this.reconnect.maxDelayMs,
+    };
     this.clock = opts.clock ?? systemClock();
     this.random = opts.random ?? Math.random;
     this.factory = opts.transportFactory ?? defaultTransportFactory;
@@ -261,7 +273,8 @@ export class PoolCore {
     slot.members.delete(token);
     slot.users.delete(token);
     if (slot.users.size === 0) {
-      if (mode === 'now') return this.closeSlot(slot);
+      // Waiting to reconnect for nobody: stop now (there is no connection to idle out).
+      if (mode === 'now' || slot.state.status === 'reconnecting') return this.closeSlot(slot);
       // Released: nobody uses it any more; it closes once idle (whatever its lifecycle),
       // or at once when it has no finite idle timeout.
       if (this.idleTimeoutOf(slot) === undefined) return this.closeSlot(slot);
@@ -291,10 +304,15 @@ export class PoolCore {
     return p.then(() => this.gc(slot));
   }
 
-  /** Drop a slot nobody configures once it is closed. */
+  /**
+   * Drop a slot nobody configures once it holds nothing (closed, or failed):
+   * a long-lived shared pool must not keep slots of released leases, and a
+   * new lease must not inherit a failure nobody asked to keep.
+   */
   private gc(slot: Slot): void {
     if (slot.members.size > 0) return;
-    if (slot.state.status !== 'disconnected' || slot.conns.size > 0) return;
+    const st = slot.state.status;
+    if ((st !== 'disconnected' && st !== 'error') || slot.conns.size > 0) return;
     if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
     this.clearIdle(slot);
     this.clearRetry(slot);
@@ -433,6 +451,11 @@ export class PoolCore {
           at: this.clock.now(),
         }) as MachineEvent,
       );
+      // A loss reported while dialing (the machine ignores LOST until connected, e.g. the
+      // http event stream failed during tools/list): report it now, or it is never seen.
+      if (conn.lost && !conn.closing) this.dispatch(slot, this.lostEvent(slot, conn, conn.lost));
+      // The list changed while it was being read: what we have may be stale (or a mix of pages).
+      else if (conn.refreshAfterDial) void this.refreshTools(slot, conn);
     } catch (err) {
       const stale = slot.state.generation !== generation || slot.conns.get(generation) !== conn;
       const reason = signal.aborted ? (signal.reason as DialAbort | undefined) : undefined;
@@ -561,6 +584,10 @@ export class PoolCore {
   private onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
     if (conn.lost || conn.closing) return;
     conn.lost = loss;
+    this.dispatch(slot, this.lostEvent(slot, conn, loss));
+  }
+
+  private lostEvent(slot: Slot, conn: Conn, loss: TransportLoss): MachineEvent {
     const name = slot.server.name;
     const what =
       loss.kind === 'exit'
@@ -574,7 +601,7 @@ export class PoolCore {
       stderrTail: loss.stderrTail || undefined,
       at: this.clock.now(),
     });
-    this.dispatch(slot, { type: 'LOST', generation: conn.generation, error, recoverable: loss.recoverable });
+    return { type: 'LOST', generation: conn.generation, error, recoverable: loss.recoverable };
   }
 
   private async refreshTools(slot: Slot, conn: Conn): Promise<void> {
@@ -586,8 +613,14 @@ export class PoolCore {
     try {
       do {
         conn.refreshAgain = false;
-        if (slot.state.generation !== conn.generation || slot.state.status !== 'connected' || !conn.client)
+        if (slot.state.generation !== conn.generation || !conn.client) return;
+        if (slot.state.status !== 'connected') {
+          // Still dialing (listing tools): the dial lists again once it is connected.
+          if (slot.state.status === 'connecting' || slot.state.status === 'reconnecting')
+            conn.refreshAfterDial = true;
           return;
+        }
+        conn.refreshAfterDial = false;
         const listed = await raceAbort(this.listTools(conn.client, conn.abort.signal), conn.abort.signal);
         this.dispatch(slot, {
           type: 'TOOLS',
@@ -648,7 +681,7 @@ export class PoolCore {
   /** Feed an event to a slot's machine and run the resulting effects. */
   dispatch(slot: Slot, event: MachineEvent): void {
     const before = slot.state;
-    const [next, effects] = transition(before, event, { maxReconnectAttempts: this.reconnect.maxAttempts });
+    const [next, effects] = transition(before, event, this.machineOptions);
     if (next !== before) {
       slot.state = next;
       if (next.status !== 'connected') this.clearIdle(slot);
@@ -708,6 +741,20 @@ export class PoolCore {
     if (lifecycle !== 'lazy' && slot.users.size > 0) return undefined;
     const ms = slot.server.config.idleTimeoutMs ?? this.settings.idleMs;
     return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+  }
+
+  /**
+   * The slot's settings changed without a new fingerprint (lifecycle, idle
+   * timeout): re-arm its idle timer for the rest of the new period.
+   */
+  settingsChanged(slot: Slot): void {
+    if (this.destroyedFlag || slot.state.status !== 'connected') return;
+    this.clearIdle(slot);
+    // With a call in flight, the end of the last call arms it.
+    if (slot.inFlight > 0) return;
+    const ms = this.idleTimeoutOf(slot);
+    if (ms === undefined) return;
+    this.scheduleIdle(slot, slot.state.generation, Math.max(0, slot.lastUsedAt + ms - this.clock.now()));
   }
 
   /** (Re)arm the idle timer for a full idle period from now. */
@@ -915,7 +962,10 @@ export class PoolCore {
     const closed =
       (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) ||
       conn.lost !== undefined ||
-      conn.closing;
+      conn.closing !== undefined ||
+      // The transport closed and its loss is not reported yet (a stdio exit waits
+      // briefly for the last stderr lines): the SDK answers "Not connected".
+      conn.client?.transport === undefined;
     if (closed) {
       const lost = conn.lost;
       const why = lost
@@ -935,7 +985,11 @@ export class PoolCore {
         }),
       );
     }
-    const detail = err instanceof McpError ? `error ${err.code}: ${err.message}` : errText(err);
+    // The SDK prefixes "MCP error <code>: " on each side of the wire: say it once.
+    const detail =
+      err instanceof McpError
+        ? `MCP error ${err.code}: ${err.message.replace(/^(?:MCP error -?\d+:\s*)+/, '')}`
+        : errText(err);
     return new McpPoolError('SERVER_ERROR', `MCP server "${name}" failed "${tool}": ${detail}`, {
       server: name,
       cause: err,

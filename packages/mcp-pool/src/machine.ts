@@ -47,6 +47,13 @@ export interface MachineState {
   dialed: boolean;
   /** Reconnection attempts started since the connection dropped (0 otherwise). */
   attempt: number;
+  /**
+   * Reconnection attempts used by the current run of drops: kept after a
+   * reconnection succeeds, so a server that drops every connection soon after
+   * it is re-established still ends in `error` after `maxReconnectAttempts`.
+   * Forgotten once a connection stays up `stableMs`. 0 when absent.
+   */
+  streak?: number;
   error?: ServerErrorInfo | undefined;
   tools: readonly Tool[];
   /** Tools the server listed beyond the per-server limit. */
@@ -103,6 +110,12 @@ export type MachineEffect =
 export interface MachineOptions {
   /** Reconnection attempts after an http/sse drop; 0 = none. */
   maxReconnectAttempts: number;
+  /**
+   * A reconnected connection that stayed up at least this long (ms) has
+   * recovered: its next drop starts counting attempts from zero. A drop
+   * sooner continues the count. @default 0 (every drop starts from zero)
+   */
+  stableMs?: number;
 }
 
 /** A fresh, never-dialed slot. */
@@ -116,7 +129,7 @@ const same = (s: MachineState): Result => [s, []];
 
 /** Fields that only make sense while a connection is up. */
 function down(s: MachineState): MachineState {
-  return { ...s, tools: [], toolsDropped: 0, instructions: undefined, pid: undefined, attempt: 0 };
+  return { ...s, tools: [], toolsDropped: 0, instructions: undefined, pid: undefined, attempt: 0, streak: 0 };
 }
 
 /**
@@ -146,6 +159,7 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           generation: event.generation,
           dialed: true,
           attempt: 0,
+          streak: 0,
           error: undefined,
           pid: undefined,
         },
@@ -164,6 +178,8 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           ...s,
           status: 'connected',
           attempt: 0,
+          // A reconnection: remember the attempts it took until the connection proves stable.
+          streak: s.status === 'reconnecting' ? s.attempt + 1 : 0,
           error: undefined,
           tools: event.tools,
           toolsDropped: event.toolsDropped,
@@ -189,7 +205,7 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           const error = {
             ...event.error,
             code: 'RECONNECT_FAILED' as const,
-            message: `${event.error.message} (gave up after ${used} reconnection attempt${used === 1 ? '' : 's'})`,
+            message: `${event.error.message} (gave up after ${used} reconnection attempt${used === 1 ? '' : 's'}; use connect() to try again)`,
           };
           return [
             { ...down(s), status: 'error', error },
@@ -217,12 +233,26 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
     case 'LOST': {
       if (event.generation !== s.generation || s.status !== 'connected') return same(s);
       if (event.recoverable && opts.maxReconnectAttempts > 0) {
+        const streak = s.streak ?? 0;
+        const upFor = event.error.at - (s.lastConnectedAt ?? Number.NEGATIVE_INFINITY);
+        const attempt = streak > 0 && upFor < (opts.stableMs ?? 0) ? streak : 0;
+        if (attempt >= opts.maxReconnectAttempts) {
+          const error = {
+            ...event.error,
+            code: 'RECONNECT_FAILED' as const,
+            message: `${event.error.message} (gave up after ${attempt} reconnection attempt${attempt === 1 ? '' : 's'}: the connection kept dropping soon after it was re-established; use connect() to try again)`,
+          };
+          return [
+            { ...down(s), status: 'error', error },
+            [{ type: 'close', generation: event.generation, reason: 'lost' }],
+          ];
+        }
         // Keep the last tools and instructions: the server is expected back.
         return [
-          { ...s, status: 'reconnecting', attempt: 0, error: event.error, pid: undefined },
+          { ...s, status: 'reconnecting', attempt, error: event.error, pid: undefined },
           [
             { type: 'close', generation: event.generation, reason: 'lost' },
-            { type: 'scheduleRetry', generation: event.generation, attempt: 0 },
+            { type: 'scheduleRetry', generation: event.generation, attempt },
           ],
         ];
       }

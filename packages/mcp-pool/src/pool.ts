@@ -94,6 +94,9 @@ interface Entry {
   manual: boolean;
 }
 
+/** How many times connect() follows a configuration change that happened while it dialed. */
+const MAX_CONNECT_ROUNDS = 3;
+
 function unknownServer(name: string, known: Iterable<string>): McpPoolError {
   const names = [...known];
   return new McpPoolError(
@@ -237,10 +240,19 @@ abstract class PoolView implements McpPoolApi {
       e.manual = false;
       this.core.notify();
     }
-    this.core.use(e.token, e.slot);
-    const p = this.core.dial(e.slot, 'explicit');
-    if (p) await p;
-    return this.record(this.entries.get(name) ?? e);
+    let current: Entry = e;
+    // update() may change the server's configuration while it dials: then dial
+    // what is configured now (bounded, in case the configuration keeps changing).
+    for (let round = 0; round < MAX_CONNECT_ROUNDS; round++) {
+      const slot = current.slot;
+      this.core.use(current.token, slot);
+      const p = this.core.dial(slot, 'explicit');
+      if (p) await p;
+      const now = this.entries.get(name);
+      if (!now || now.manual || this.destroyed || now.slot === slot) return this.record(now ?? current);
+      current = now;
+    }
+    return this.record(current);
   }
 
   async disconnect(name: string): Promise<ServerRecord> {
@@ -300,6 +312,7 @@ abstract class PoolView implements McpPoolApi {
         e.slot = this.core.register(e.token, server);
       } else {
         e.slot.server = server;
+        this.core.settingsChanged(e.slot);
       }
       e.server = server;
       this.entries.set(name, e);

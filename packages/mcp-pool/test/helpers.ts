@@ -118,6 +118,12 @@ export interface FakeBehavior {
   fail?: Error;
   /** The transport kind to report. @default 'stdio' */
   kind?: 'stdio' | 'http' | 'sse';
+  /**
+   * While answering the first `tools/list` page, switch to these tools and
+   * send `notifications/tools/list_changed` (it reaches the client before
+   * that answer: the tool list changed while the dial was still listing).
+   */
+  changeToolsDuringList?: string[];
 }
 
 /** Server side of a fake connection: messages from the client land here. */
@@ -162,6 +168,8 @@ export class FakeHandle implements TransportHandle {
   terminateCalls = 0;
   /** Requests the client cancelled (notifications/cancelled seen by the server). */
   cancelled = 0;
+  /** The reasons the client gave in those notifications/cancelled. */
+  readonly cancelReasons: unknown[] = [];
   /** Resolves calls of the `wait` tool. */
   readonly waitGate = deferred();
   private lost?: (loss: TransportLoss) => void;
@@ -170,6 +178,7 @@ export class FakeHandle implements TransportHandle {
   private toolNames: string[];
   private closeFired = false;
   private started = false;
+  private changedDuringList = false;
 
   constructor(
     readonly name: string,
@@ -194,6 +203,11 @@ export class FakeHandle implements TransportHandle {
       // Two pages, to exercise pagination.
       const all: Tool[] = this.toolNames.map((n) => ({ name: n, inputSchema: { type: 'object' } }));
       const half = Math.ceil(all.length / 2);
+      const change = this.behavior.changeToolsDuringList;
+      if (change && !this.changedDuringList) {
+        this.changedDuringList = true;
+        queueMicrotask(() => void this.setTools(change));
+      }
       if (req.params?.cursor === 'page2') return { tools: all.slice(half) };
       return all.length > 1 ? { tools: all.slice(0, half), nextCursor: 'page2' } : { tools: all };
     });
@@ -205,6 +219,7 @@ export class FakeHandle implements TransportHandle {
         case 'wait': {
           extra.signal.addEventListener('abort', () => {
             this.cancelled += 1;
+            this.cancelReasons.push(extra.signal.reason);
           });
           const token = req.params._meta?.progressToken;
           if (token !== undefined) {
@@ -282,6 +297,25 @@ export class FakeHandle implements TransportHandle {
     };
     this.fireClose();
     this.lost?.(full);
+  }
+
+  /** Report a loss without closing the transport (e.g. only the http GET event stream failed). */
+  reportLoss(loss: Partial<TransportLoss> = {}): void {
+    this.lost?.({
+      kind: 'drop',
+      recoverable: this.kind !== 'stdio',
+      message: 'event stream failed',
+      ...loss,
+    });
+  }
+
+  /**
+   * The transport closes (the SDK fails pending requests) but the loss is not
+   * reported yet, like a stdio server whose exit waits for its last stderr lines.
+   */
+  closeWithoutLoss(): void {
+    this.gone = true;
+    this.fireClose();
   }
 
   private fireClose(): void {

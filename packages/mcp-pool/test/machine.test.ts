@@ -347,7 +347,7 @@ describe('transition', () => {
     expect(dials).toHaveLength(3);
     expect(s.status).toBe('error');
     expect(s.error?.code).toBe('RECONNECT_FAILED');
-    expect(s.error?.message).toMatch(/refused.*3 reconnection attempts/);
+    expect(s.error?.message).toMatch(/refused.*3 reconnection attempts.*connect\(\)/);
   });
 
   it('a reconnect that succeeds returns to connected with the new tools', () => {
@@ -366,5 +366,71 @@ describe('transition', () => {
       lastConnectedAt: 50,
     });
     expect(s.error).toBeUndefined();
+  });
+
+  describe('drops soon after a reconnection (stableMs)', () => {
+    const flappy = { maxReconnectAttempts: 3, stableMs: 1_000 };
+    const lost = (generation: number, at: number): MachineEvent => ({
+      type: 'LOST',
+      generation,
+      error: { ...err('dropped'), at },
+      recoverable: true,
+    });
+    /** Drop, retry and reconnect; the new connection is up at `upAt`. */
+    function cycle(s: MachineState, at: number, upAt: number): MachineState {
+      const g = s.generation;
+      let [n] = transition(s, lost(g, at), flappy);
+      if (n.status !== 'reconnecting') return n;
+      [n] = transition(n, { type: 'RETRY', generation: g, next: g + 1 }, flappy);
+      [n] = transition(
+        n,
+        { type: 'DIAL_OK', generation: g + 1, tools: [], toolsDropped: 0, at: upAt },
+        flappy,
+      );
+      return n;
+    }
+
+    it.each([
+      ['up shorter than stableMs: the count goes on', 999, [1, 2, 3], 'error'],
+      ['up for stableMs: every drop starts from zero', 1_000, [1, 1, 1], 'connected'],
+    ] as const)('%s', (_label, upFor, streaks, final) => {
+      let s: MachineState = { ...connected, lastConnectedAt: 0 };
+      let t = 10_000;
+      const seen: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        s = cycle(s, t, t + 10);
+        seen.push(s.streak ?? 0);
+        t += 10 + upFor;
+      }
+      expect(seen).toEqual(streaks);
+      const [last] = transition(s, lost(s.generation, t), flappy);
+      expect(last.status).toBe(final === 'error' ? 'error' : 'reconnecting');
+      if (final === 'error') {
+        expect(last.error?.code).toBe('RECONNECT_FAILED');
+        expect(last.error?.message).toMatch(/dropped.*3 reconnection attempts.*connect\(\)/);
+      }
+    });
+
+    it('the first drop of a fresh connection always starts from zero', () => {
+      const [s, fx] = transition({ ...connected, lastConnectedAt: 0 }, lost(1, 1), flappy);
+      expect(s).toMatchObject({ status: 'reconnecting', attempt: 0 });
+      expect(fx).toContainEqual({ type: 'scheduleRetry', generation: 1, attempt: 0 });
+    });
+
+    it('a manual disconnect, an idle close or an explicit dial forgets the streak', () => {
+      const streaky: MachineState = { ...connected, streak: 2 };
+      for (const e of [
+        { type: 'DISCONNECT' },
+        { type: 'IDLE', generation: 1, reason: 'idle' },
+      ] as MachineEvent[]) {
+        expect(transition(streaky, e, flappy)[0].streak).toBe(0);
+      }
+      const [dialing] = transition(
+        { ...errored, streak: 2 },
+        { type: 'DIAL', mode: 'explicit', generation: 5 },
+        flappy,
+      );
+      expect(dialing.streak).toBe(0);
+    });
   });
 });

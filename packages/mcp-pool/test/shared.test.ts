@@ -203,3 +203,49 @@ describe('lease bookkeeping', () => {
     expect(snaps.length).toBe(n);
   });
 });
+
+describe('review: released slots', () => {
+  it('a server that failed for a released lease is due again for a new lease (no stale error kept)', async () => {
+    const { pool, fake } = setup({ s: { fail: new Error('down') } });
+    const a = pool.lease('a', [server('s')]);
+    await a.ensureConnected();
+    expect(a.get('s')?.status).toBe('error');
+    await a.destroy();
+    fake.behaviors.s = {};
+    const b = pool.lease('b', [server('s')]);
+    expect(b.get('s')?.status).toBe('disconnected');
+    await b.ensureConnected();
+    expect(b.get('s')?.status).toBe('connected');
+    expect(fake.dialed).toEqual(['s', 's']);
+  });
+
+  it('a dial that fails after its only lease was released leaves nothing for the next lease', async () => {
+    const gate = deferred();
+    const { pool, fake } = setup({ s: { gate: gate.promise, fail: new Error('down') } });
+    const a = pool.lease('a', [server('s')]);
+    const ensure = a.ensureConnected();
+    await flush();
+    await a.destroy();
+    gate.resolve();
+    await ensure;
+    await flush();
+    fake.behaviors.s = {};
+    const b = pool.lease('b', [server('s')]);
+    expect(b.get('s')?.status).toBe('disconnected');
+    await b.ensureConnected();
+    expect(b.get('s')?.status).toBe('connected');
+  });
+
+  it('releasing the last lease of a reconnecting server stops the reconnection at once', async () => {
+    const { pool, fake, clock } = setup({ h: { kind: 'http' } });
+    const a = pool.lease('a', [server('h', { url: 'http://127.0.0.1:9/mcp' })]);
+    await a.ensureConnected();
+    fake.last('h')!.lose();
+    await flush();
+    expect(a.get('h')?.status).toBe('reconnecting');
+    await a.destroy();
+    expect(clock.pending()).toBe(0);
+    await clock.advance(120_000);
+    expect(fake.dialed).toEqual(['h']);
+  });
+});
