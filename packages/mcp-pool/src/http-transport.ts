@@ -64,7 +64,8 @@ function watchBody(
 
 /**
  * A Streamable HTTP or SSE transport from the SDK with the configured headers,
- * and loss detection: the long-lived GET event stream ending or failing, a
+ * and loss detection: the long-lived GET event stream failing (or, for
+ * legacy SSE, ending), a
  * request failing at the network level, or the server forgetting our session
  * (404 with a session id) is reported through `onLost` as recoverable. The
  * SDK's own stream reconnection is disabled: the pool owns reconnection. There
@@ -95,14 +96,18 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
       return res;
     }
     if (method === 'GET' && res.ok && res.body && isEventStream(res)) {
-      const body = watchBody(res.body, (err) =>
-        report(
-          err
-            ? `event stream failed: ${(err as Error)?.message ?? String(err)}`
-            : 'event stream closed by the server',
-          err,
-        ),
-      );
+      const body = watchBody(res.body, (err) => {
+        if (err) {
+          report(`event stream failed: ${(err as Error)?.message ?? String(err)}`, err);
+        } else if (opts.kind === 'sse') {
+          // Legacy SSE: the GET stream *is* the connection; its end is a drop.
+          report('event stream closed by the server');
+        }
+        // Streamable HTTP: the server MAY close its optional GET stream at any
+        // time (some hosts do every few seconds). A clean end is not a lost
+        // connection; a real loss still shows as a failed stream, a failed
+        // request, or a 404 for our session.
+      });
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     return res;

@@ -19,10 +19,10 @@ function controlledStream() {
 }
 
 /** Drive the handle's fetch wrapper directly through the transport's `fetch` option. */
-function setup(fetchImpl: FetchLike) {
+function setup(fetchImpl: FetchLike, kind: 'http' | 'sse' = 'http') {
   const losses: TransportLoss[] = [];
   const recordingFetch: FetchLike = (url, init) => fetchImpl(url, init);
-  const h = httpHandle({ kind: 'http', url: 'http://127.0.0.1:1/mcp', fetch: recordingFetch });
+  const h = httpHandle({ kind, url: 'http://127.0.0.1:1/mcp', fetch: recordingFetch });
   h.onLost((l) => losses.push(l));
   // The wrapper is what the SDK transport calls; reach it through its private field for a focused test.
   const wrapped = (h.transport as unknown as { _fetch: FetchLike })._fetch;
@@ -30,9 +30,9 @@ function setup(fetchImpl: FetchLike) {
 }
 
 describe('httpHandle loss detection', () => {
-  it('a GET event stream that ends is a recoverable drop', async () => {
+  it('sse: a GET event stream that ends is a recoverable drop', async () => {
     const { stream, ctrl } = controlledStream();
-    const { losses, fetch } = setup(async () => sseResponse(stream));
+    const { losses, fetch } = setup(async () => sseResponse(stream), 'sse');
     const res = await fetch('http://127.0.0.1:1/mcp', { method: 'GET' });
     const reader = res.body!.getReader();
     const read = reader.read();
@@ -43,6 +43,20 @@ describe('httpHandle loss detection', () => {
     expect(losses).toHaveLength(1);
     expect(losses[0]).toMatchObject({ kind: 'drop', recoverable: true });
     expect(losses[0]?.message).toContain('closed by the server');
+  });
+
+  it('http: the server closing its optional GET stream cleanly is not a drop', async () => {
+    const { stream, ctrl } = controlledStream();
+    const { losses, fetch } = setup(async () => sseResponse(stream), 'http');
+    const res = await fetch('http://127.0.0.1:1/mcp', { method: 'GET' });
+    const reader = res.body!.getReader();
+    const read = reader.read();
+    ctrl.enqueue(new TextEncoder().encode('data: x\n\n'));
+    expect((await read).done).toBe(false);
+    ctrl.close();
+    expect((await reader.read()).done).toBe(true);
+    await flush();
+    expect(losses).toEqual([]);
   });
 
   it('a GET event stream that fails is a drop', async () => {
