@@ -138,6 +138,8 @@ class Run {
   /** Identities (`pid:start`) whose environment was already read: read each process's environment once per kill. */
   private readonly markerChecked = new Set<string>();
   private readonly markerKeys = new Set<string>();
+  /** Identities a signal was denied to (EPERM). */
+  private readonly denied = new Set<string>();
 
   constructor(
     readonly cfg: RunConfig,
@@ -170,6 +172,7 @@ class Run {
     this.state = seedTree(this.table, this.target, this.ex);
     const root = this.table.get(this.target.pid);
     this.rootSeen = root !== undefined;
+    if (root === undefined && !this.target.trustPid) this.requireProofOfRootIds();
     if (root && this.state.members.has(root.pid)) {
       this.rootStart ??= root.startTime;
       // A bare pid: adopt the root's marker, but only if the root is where
@@ -183,6 +186,30 @@ class Run {
     }
     this.updateMarkers();
     return [...this.state.members.keys(), ...extendTree(this.table, this.state, this.ex, this.markerPids())];
+  }
+
+  /**
+   * The root is gone and nobody vouches for its pid (a ledger entry, a
+   * handle whose child exited). A group or session with the root's id is
+   * the root's leftovers only if the root created it; but once the root's
+   * group and session emptied, its pid could be recycled by a stranger that
+   * created a group and session with the same id and then exited too (the
+   * classic double-forking daemon leaves exactly that). Where environments
+   * can be read (Linux), take the root's group and session only if one of
+   * their live members carries the tree's marker: one is enough, because
+   * the id cannot change hands while any member lives. Elsewhere the ids are
+   * taken as they are (see README, "Races that remain").
+   */
+  private requireProofOfRootIds(): void {
+    const { adapter } = this.cfg;
+    const id = this.target.pid;
+    if (this.marker === undefined || !adapter.readMarker) return;
+    if (!this.state.groups.has(id) && !this.state.sessions.has(id)) return;
+    for (const p of this.table.values()) {
+      if ((p.pgid === id || p.sid === id) && !isGone(p) && adapter.readMarker(p.pid) === this.marker) return;
+    }
+    this.state.groups.delete(id);
+    this.state.sessions.delete(id);
   }
 
   /**
@@ -221,6 +248,21 @@ class Run {
     return aliveMembers(this.table, this.state);
   }
 
+  /**
+   * Live members that can still be acted on: without those a signal was
+   * denied to (EPERM: another user's process). Waiting for those to act on
+   * a signal they never got would only sit out every timeout; they are
+   * still reported as survivors if they stay.
+   */
+  pending(): number[] {
+    return this.alive().filter((pid) => !this.isDenied(pid));
+  }
+
+  isDenied(pid: number): boolean {
+    const info = this.table.get(pid);
+    return info !== undefined && this.denied.has(identityKey(info));
+  }
+
   /** Members, root first, without a root that was already gone at the snapshot (it was never seen). */
   seenMembers(): number[] {
     const pids = [...this.state.members.keys()];
@@ -228,7 +270,12 @@ class Run {
   }
 
   send(actions: readonly SignalAction[]): void {
-    for (const a of actions) this.cfg.adapter.signal(a.pid, a.signal);
+    for (const a of actions) {
+      const outcome = this.cfg.adapter.signal(a.pid, a.signal);
+      // A group answers EPERM only when no member at all could be signalled: say nothing about any one of them.
+      const info = a.pid > 0 ? this.table.get(a.pid) : undefined;
+      if (outcome === 'denied' && info !== undefined) this.denied.add(identityKey(info));
+    }
   }
 
   /** The i-th poll interval: short at first (a well-behaved tree is gone within a few ms), then up to 25 ms. */
@@ -266,7 +313,7 @@ async function reapPosix(cfg: RunConfig, target: ReapTarget, opts: KillOptions):
     //    rescanning for processes forked during the kill; each newcomer gets
     //    the same first signal. A zombie counts as dead.
     const deadline = clock.now() + graceMs;
-    for (let i = 0; alive.length > 0 && clock.now() < deadline; i++) {
+    for (let i = 0; run.pending().length > 0 && clock.now() < deadline; i++) {
       await sleep(clock, Math.min(run.interval(i), Math.max(1, deadline - clock.now())));
       const joined = await run.rescan(false);
       if (joined.length > 0) {
@@ -282,6 +329,8 @@ async function reapPosix(cfg: RunConfig, target: ReapTarget, opts: KillOptions):
     await run.rescan(true);
     alive = run.alive();
     if (alive.length === 0 || round >= MAX_KILL_ROUNDS) break;
+    // Once SIGKILL was denied, another round would be denied again.
+    if (round > 0 && run.pending().length === 0) break;
     forced = true;
     await freezeAndKill(run);
     await waitGone(run, cfg.killWaitMs);
@@ -304,7 +353,7 @@ async function freezeAndKill(run: Run): Promise<void> {
   const stopped = new Set<string>();
   for (let round = 0; round < MAX_FREEZE_ROUNDS; round++) {
     if (round > 0) await run.rescan(true);
-    const fresh = run.alive().filter((pid) => {
+    const fresh = run.pending().filter((pid) => {
       const info = run.table.get(pid);
       return info !== undefined && !stopped.has(identityKey(info));
     });
@@ -337,7 +386,7 @@ async function waitStopped(run: Run, pids: readonly number[]): Promise<void> {
     await run.rescan(false);
     const pending = pids.filter((pid) => {
       const info = run.table.get(pid);
-      return !isGone(info) && !isStopped(info) && info?.state !== undefined;
+      return !isGone(info) && !isStopped(info) && info?.state !== undefined && !run.isDenied(pid);
     });
     if (pending.length === 0) return;
     await sleep(clock, Math.min(5 + i * 5, 25));
@@ -350,7 +399,7 @@ async function waitGone(run: Run, ms: number): Promise<void> {
   const deadline = clock.now() + ms;
   for (let i = 0; clock.now() < deadline; i++) {
     await run.rescan(false);
-    if (run.alive().length === 0) return;
+    if (run.pending().length === 0) return;
     await sleep(clock, run.interval(i));
   }
 }
@@ -379,12 +428,14 @@ async function reapWin32(cfg: RunConfig, target: ReapTarget): Promise<KillResult
     if (round > 0 || forced) await run.rescan(true);
     alive = run.alive();
     if (alive.length === 0 || round >= MAX_KILL_ROUNDS) break;
+    // What could not be terminated (access denied) will not be next time either.
+    if (round > 0 && run.pending().length === 0) break;
     forced = true;
-    for (const pid of alive) adapter.signal(pid, 'SIGKILL');
+    run.send(run.pending().map((pid) => ({ pid, signal: 'SIGKILL' as const })));
     // Listing through CIM costs most of a second: poll with a cheap probe
     // instead, then confirm with one listing at the top of the loop.
     const deadline = clock.now() + cfg.killWaitMs;
-    let pending = alive;
+    let pending = run.pending();
     for (let i = 0; pending.length > 0 && clock.now() < deadline; i++) {
       await sleep(clock, run.interval(i));
       pending = pending.filter((pid) => adapter.signal(pid, 0) !== 'gone');

@@ -41,7 +41,17 @@ export function parseLedgerFile(text: string): LedgerFile | undefined {
   }
   if (typeof data !== 'object' || data === null) return undefined;
   const d = data as Partial<LedgerFile>;
-  if (d.version !== 1 || typeof d.host?.pid !== 'number' || !Array.isArray(d.entries)) return undefined;
+  const h = d.host;
+  if (d.version !== 1 || typeof h !== 'object' || h === null || !Array.isArray(d.entries)) return undefined;
+  if (!Number.isInteger(h.pid) || h.pid <= 0) return undefined;
+  // Only fields of the right type are kept: a mangled start time would make a
+  // live host look dead (and its trees be reaped); without one, the host
+  // counts as alive while its pid runs.
+  const host: LedgerFile['host'] = {
+    pid: h.pid,
+    platform: typeof h.platform === 'string' ? h.platform : 'unknown',
+  };
+  if (typeof h.startTime === 'number' && Number.isFinite(h.startTime)) host.startTime = h.startTime;
   const entries = d.entries.filter(
     (e): e is LedgerEntry =>
       typeof e === 'object' &&
@@ -49,9 +59,10 @@ export function parseLedgerFile(text: string): LedgerFile | undefined {
       Number.isInteger(e.pid) &&
       e.pid > 0 &&
       typeof e.marker === 'string' &&
+      e.marker !== '' &&
       (e.startTime === undefined || typeof e.startTime === 'number'),
   );
-  return { version: 1, host: d.host, entries };
+  return { version: 1, host, entries };
 }
 
 /**

@@ -61,11 +61,11 @@ export const PS_ARGS: readonly string[] = ['-A', '-o', 'pid=,ppid=,pgid=,stat=,l
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
- * Parse `ps -A -o pid=,ppid=,pgid=,stat=,lstart=` (run with `LC_ALL=C`).
- * `lstart` looks like `Mon Nov 30 12:35:00 2025`; it is turned into a number
- * by reading the wall-clock fields as if they were UTC, which is enough to
- * compare start times on one machine (second resolution). Lines that do not
- * parse are skipped.
+ * Parse `ps -A -o pid=,ppid=,pgid=,stat=,lstart=` (run with `LC_ALL=C` and
+ * `TZ=UTC`). `lstart` looks like `Mon Nov 30 12:35:00 2025`; its wall-clock
+ * fields are read as UTC, which (with `TZ=UTC`) gives epoch ms at second
+ * resolution, the same in every process whatever its own time zone. Lines
+ * that do not parse are skipped.
  */
 export function parsePsOutput(text: string): ProcessInfo[] {
   const out: ProcessInfo[] = [];

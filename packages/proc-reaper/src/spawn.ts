@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createReaper } from './engine';
 import { ReaperError } from './errors';
 import { createMarker, MARKER_ENV, resolveMarkerNamespace } from './marker';
@@ -22,8 +22,10 @@ import type { SpawnOptions, TrackedProcess } from './types';
  * The start time is read at once on Linux (one small file), so a recycled
  * pid is recognised later.
  *
- * @throws {ReaperError} `SPAWN_FAILED` when the command could not be started
- * (no pid: not found, not executable).
+ * @throws {ReaperError} `SPAWN_FAILED` when no process was created (not
+ * found, not executable, missing `cwd`, arguments `spawn` rejects); the
+ * message names the command (and `cwd`), `cause` holds Node's error when
+ * there was one at once. Nothing is left behind.
  */
 export function spawnTracked(
   command: string,
@@ -34,23 +36,35 @@ export function spawnTracked(
   const baseEnv = env ?? process.env;
   const marker = createMarker(resolveMarkerNamespace(markerNamespace, process.env));
   const isWindows = process.platform === 'win32';
-  const child = spawn(command, [...args], {
-    stdio: 'pipe',
-    ...rest,
-    env: { ...baseEnv, [MARKER_ENV]: marker },
-    detached: !isWindows,
-    windowsHide: true,
-  });
+  const cwdHint = rest.cwd === undefined ? '' : `, and that the working directory ${String(rest.cwd)} exists`;
+  const failed = (reason: string, cause?: unknown) =>
+    new ReaperError(
+      'SPAWN_FAILED',
+      `proc-reaper: could not start "${command}": ${reason}. Check that the command exists, is on PATH and is executable${cwdHint}.`,
+      cause === undefined ? undefined : { cause },
+    );
+  let child: ChildProcess;
+  try {
+    child = spawn(command, [...args], {
+      stdio: 'pipe',
+      ...rest,
+      env: { ...baseEnv, [MARKER_ENV]: marker },
+      detached: !isWindows,
+      windowsHide: true,
+    });
+  } catch (err) {
+    // spawn() throws at once for bad arguments (a NUL byte, a bad option)
+    // and for some OS errors (EPERM from `uid`/`gid`): no process exists.
+    throw failed((err as Error).message, err);
+  }
   const pid = child.pid;
   if (pid === undefined) {
-    // Node reports the reason (ENOENT, EACCES) in an 'error' event on the
-    // next tick; the caller never sees this child, so swallow that event
-    // instead of letting it crash the host as an unhandled 'error'.
+    // Node reports the reason (ENOENT, EACCES; a missing cwd is ENOENT too)
+    // in an 'error' event on the next tick and closes the pipes itself; the
+    // caller never sees this child, so swallow that event instead of letting
+    // it crash the host as an unhandled 'error'.
     child.once('error', () => {});
-    throw new ReaperError(
-      'SPAWN_FAILED',
-      `proc-reaper: could not start "${command}": no process was created. Check that the command exists, is on PATH and is executable.`,
-    );
+    throw failed('no process was created');
   }
   const reaper = givenReaper ?? createReaper();
   const startTime = reaper.adapter.readProcess?.(pid)?.startTime;

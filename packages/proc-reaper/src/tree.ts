@@ -118,11 +118,10 @@ function isSameMember(state: TreeState, info: ProcessInfo): boolean {
 /**
  * Grow the tree to a fixed point over `table` and return the pids that
  * joined. A process joins when it is not excluded and:
- * - its parent is a member (the parent-pid walk). When the parent row is
- *   missing (Windows keeps the ppid of a dead parent; on POSIX the parent is
- *   exiting right now) it joins only if it started no earlier than that
- *   member, so an old process whose ppid happens to name a recycled pid
- *   stays out;
+ * - its parent is a member (the parent-pid walk) and it started no
+ *   earlier than that member: Windows keeps the ppid of a dead parent, so
+ *   an old process whose ppid happens to name a recycled pid (even our
+ *   live root's) stays out;
  * - it is in a group or session led by a member;
  * - it carries the tree's marker (`markerPids`): this finds double-forked
  *   and `setsid` processes whose parent is gone.
@@ -184,7 +183,12 @@ function belongs(
   if (p.sid !== undefined && state.sessions.has(p.sid)) return true;
   if (!state.members.has(p.ppid)) return false;
   const parent = table.get(p.ppid);
-  if (parent !== undefined) return isSameMember(state, parent);
+  if (parent !== undefined && !isSameMember(state, parent)) return false;
+  // A child never starts before its parent. Windows never re-parents, so a
+  // process whose parent died keeps naming that parent's pid, and once the
+  // pid is recycled (by the dead parent's successor, or by our root) the
+  // stale link points into the tree: the start times tell them apart. On
+  // POSIX the check is always true (orphans are re-parented at once).
   const parentStart = state.members.get(p.ppid);
   return parentStart === undefined || p.startTime === undefined || p.startTime >= parentStart;
 }

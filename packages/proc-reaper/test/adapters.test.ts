@@ -3,7 +3,7 @@
  * against an injected command runner and kill function over a simulated
  * process table, through the whole kill algorithm.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -196,6 +196,40 @@ describe('macOS adapter (ps runner) through the kill algorithm', () => {
   });
 });
 
+describe.runIf(process.platform === 'linux')('macOS adapter against the real procps `ps` (Linux)', () => {
+  it('start times do not depend on the time zone of the process that runs ps, and are epoch ms', async () => {
+    // A host and a later sweeper may run with different TZ (a terminal vs a
+    // launch agent): the same process must get the same start time, or a
+    // live host looks dead and a tracked root looks recycled.
+    const saved = process.env.TZ;
+    const startOf = async (tz: string) => {
+      process.env.TZ = tz;
+      return createReaper({ adapter: createDarwinAdapter() }).startTimeOf(process.pid);
+    };
+    try {
+      const tokyo = await startOf('Asia/Tokyo');
+      const newYork = await startOf('America/New_York');
+      expect(tokyo).toBeTypeOf('number');
+      expect(newYork).toBe(tokyo);
+      // And it is the real start, to the second (lstart has second resolution).
+      const started = Date.now() - process.uptime() * 1000;
+      expect(Math.abs((tokyo as number) - started)).toBeLessThan(2000);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
+  it('lists pid, ppid, pgid and state as /proc has them', async () => {
+    const rows = await createDarwinAdapter().listProcesses();
+    const self = rows.find((r) => r.pid === process.pid);
+    const stat = readFileSync(`/proc/${process.pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    expect(self).toMatchObject({ pid: process.pid, ppid: Number(f[1]), pgid: Number(f[2]) });
+    expect(rows.length).toBeGreaterThan(3);
+  });
+});
+
 describe('Windows adapter (CIM + taskkill runner) through the kill algorithm', () => {
   /** FILETIME text of a fake start time. */
   const filetime = (ms: number) => String((BigInt(ms) + 11_644_473_600_000n) * 10_000n);
@@ -288,5 +322,8 @@ describe('Windows adapter (CIM + taskkill runner) through the kill algorithm', (
     os.exit(200);
     const result = await reaper.killTree({ pid: 200, startTime: r.startTime, trustPid: false });
     expect(result.survivors).toEqual([201]);
+    // Terminating it was tried once, and the reaper did not sit out its waits for it.
+    expect(os.log.filter((l) => l === 'KILL 201')).toHaveLength(1);
+    expect(result.ms).toBeLessThan(200);
   });
 });

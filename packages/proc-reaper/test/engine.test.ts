@@ -120,6 +120,25 @@ describe('killTree algorithm (fake process table)', () => {
     expect(os.alive()).toEqual([1, 40, SELF, 300]);
   });
 
+  it("root gone, pid not vouched for: a stranger's group and session with the root's id are proven by the marker or left alone", async () => {
+    const os = world();
+    // A stranger that once had pid 200 led group/session 200 and exited; its child lives on.
+    os.add({ pid: 310, ppid: 1, pgid: 200, sid: 200 });
+    const result = await reaperFor(os).killTree({
+      pid: 200,
+      startTime: 7,
+      trustPid: false,
+      marker: 'wave:m',
+    });
+    expect(result).toMatchObject({ pids: [], survivors: [] });
+    expect(os.log).toEqual([]);
+    // The same shape where a member carries the marker is ours: the whole group goes.
+    os.add({ pid: 311, ppid: 1, pgid: 200, sid: 200, marker: 'wave:m' });
+    const ours = await reaperFor(os).killTree({ pid: 200, startTime: 7, trustPid: false, marker: 'wave:m' });
+    expect(new Set(ours.pids)).toEqual(new Set([310, 311]));
+    expect(os.alive()).toEqual([1, 40, SELF]);
+  });
+
   it("a bare pid adopts the root's marker only when the root is where the marker starts", async () => {
     const os = world();
     const r = root(os);
@@ -169,6 +188,29 @@ describe('killTree algorithm (fake process table)', () => {
     expect(result.survivors).toEqual([270]);
     expect(result.forced).toBe(true);
     expect(os.procs.has(200)).toBe(false);
+  });
+
+  it('a tree that is all EPERM is not waited for: no grace period, no stop or kill waits', async () => {
+    const os = world();
+    // A process of another user (e.g. a setuid helper): every signal is denied.
+    const r = root(os, { marker: undefined, foreign: true });
+    os.fork(r, { pid: 271, foreign: true });
+    const result = await reaperFor(os).killTree(200, { graceMs: 2000 });
+    expect(result.survivors.sort()).toEqual([200, 271]);
+    expect(result.forced).toBe(true); // SIGKILL was tried once...
+    expect(os.log.filter((l) => l.startsWith('KILL 200'))).toHaveLength(1); // ...and only once
+    expect(result.ms).toBeLessThan(100); // the fake clock counts every wait
+  });
+
+  it('EPERM members do not hold up the others: the rest still get the full treatment', async () => {
+    const os = world();
+    const r = root(os, { marker: undefined });
+    os.fork(r, { pid: 272, foreign: true });
+    os.fork(r, { pid: 273, ignoresTerm: true });
+    const result = await reaperFor(os).killTree(200, { graceMs: 500 });
+    expect(result.survivors).toEqual([272]);
+    expect(result.ms).toBeGreaterThanOrEqual(500); // the SIGTERM-ignorer got its grace period
+    expect(os.procs.has(273)).toBe(false);
   });
 
   it('SIGKILL as the first signal: no SIGTERM, no grace period', async () => {

@@ -61,6 +61,19 @@ describe('ledger file format (pure)', () => {
         entries: [{ pid: 9, marker: 'm', startTime: 3, recordedAt: 1 }],
       },
     ],
+    [
+      // A mangled start time must not make a live host look dead (its trees would be reaped):
+      // it is dropped, and a host without a start time counts as alive while its pid runs.
+      'host start time that is not a number is dropped',
+      '{"version":1,"host":{"pid":7,"startTime":"123","platform":"linux"},"entries":[]}',
+      { version: 1, host: { pid: 7, platform: 'linux' }, entries: [] },
+    ],
+    ['host pid not a positive integer', '{"version":1,"host":{"pid":-3},"entries":[]}', undefined],
+    [
+      'entry with an empty marker dropped (it would match any process with an empty WAVE_REAPER_ID)',
+      '{"version":1,"host":{"pid":7},"entries":[{"pid":9,"marker":""}]}',
+      { version: 1, host: { pid: 7, platform: 'unknown' }, entries: [] },
+    ],
   ])('%s', (_name, text, expected) => {
     expect(parseLedgerFile(text)).toEqual(expected);
   });
@@ -157,6 +170,33 @@ describe.runIf(process.platform === 'linux')('createLedger (Linux)', () => {
     expect(running(member)).toBe(true);
     expect(readdirSync(dir)).toEqual([]); // the dead host's file is done with
     await victim.kill({ graceMs: 200 });
+  });
+
+  it("recycled pid of a dead root: a stranger's leftover group and session with that id are never signalled", async () => {
+    const dir = tempDir();
+    // A classic daemon: a process that led its own session and group (pid R)
+    // exited and left its child behind in group R and session R. Say R was
+    // once the pid of a tree recorded by a host that died: the ids now belong
+    // to the stranger, so the sweep must leave its child alone.
+    const starter = spawn('setsid', ['sh', '-c', 'sleep 1000 >/dev/null 2>&1 & echo "R $$ $!"'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    cleanup.pid(starter.pid);
+    const [leader, daemon] = (await readLine(starter, 'R ')).split(' ').map(Number) as [number, number];
+    cleanup.pid(daemon);
+    await waitFor(() => !running(leader));
+    const stat = readFileSync(`/proc/${daemon}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    expect([Number(f[2]), Number(f[3])]).toEqual([leader, leader]); // group and session R
+    const host = await deadPid();
+    writeHostFile(dir, `host-${host}-ff.json`, {
+      version: 1,
+      host: { pid: host, startTime: 1, platform: 'linux' },
+      entries: [{ pid: leader, pgid: leader, startTime: 1, marker: 'wave:long-gone', recordedAt: 0 }],
+    });
+    const results = await createLedger({ dir }).sweep({ graceMs: 100 });
+    expect(results).toEqual([expect.objectContaining({ pids: [], survivors: [] })]);
+    expect(running(daemon)).toBe(true);
   });
 
   it('host killed with SIGKILL: a new process sweeps the orphaned tree; a live host is left alone', async () => {

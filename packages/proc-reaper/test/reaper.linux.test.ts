@@ -3,13 +3,15 @@
  * a real kernel. Oracles come from ./helpers (own /proc reads), not from the
  * package.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   isAlive,
+  type KillResult,
   killTree,
   listDescendants,
   ReaperError,
@@ -67,6 +69,23 @@ function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'proc-reaper-'));
   dirs.push(d);
   return d;
+}
+
+/**
+ * The EPERM test runs killTree as user nobody against our process: only
+ * possible as root, and only where nobody can read this checkout (not, say,
+ * under a private /root).
+ */
+function canRunAsNobody(): boolean {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const probe = spawnSync(process.execPath, ['--import', 'tsx', fixture('kill-as.ts'), 'probe'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    uid: 65534,
+    gid: 65534,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return probe.status === 0 && probe.stdout.startsWith('ERROR ');
 }
 
 describe.runIf(process.platform === 'linux')('killTree on real process trees (Linux)', () => {
@@ -216,6 +235,28 @@ describe.runIf(process.platform === 'linux')('killTree on real process trees (Li
     await expect(killTree(process.ppid)).rejects.toMatchObject({ code: 'SELF_TARGET' });
     await expect(killTree(1)).rejects.toMatchObject({ code: 'SELF_TARGET' });
   });
+
+  it.runIf(canRunAsNobody())(
+    'a tree we may not signal (EPERM) is reported as survivors at once, not after the grace period',
+    async () => {
+      const victim = spawn('sleep', ['1000'], { stdio: 'ignore' });
+      cleanup.pid(victim.pid);
+      // killTree run by an unprivileged user (nobody) against our (root's) process.
+      const killer = spawn(process.execPath, ['--import', 'tsx', fixture('kill-as.ts'), String(victim.pid)], {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'inherit'],
+        uid: 65534,
+        gid: 65534,
+      });
+      cleanup.pid(killer.pid);
+      const result = JSON.parse(await readLine(killer, 'RESULT ', 20_000)) as KillResult;
+      expect(result.survivors).toEqual([victim.pid]);
+      expect(result.pids).toEqual([victim.pid]);
+      // The default grace period is 2000 ms; a signal that is denied is not waited for.
+      expect(result.ms).toBeLessThan(2000);
+      expect(running(victim.pid!)).toBe(true);
+    },
+  );
 
   it('isAlive: true for a running process, false for a zombie and for a dead pid', async () => {
     expect(isAlive(process.pid)).toBe(true);

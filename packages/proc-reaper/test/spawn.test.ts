@@ -77,4 +77,40 @@ describe.runIf(process.platform === 'linux')('spawnTracked (Linux)', () => {
     // The 'error' event fires on a later tick; an unhandled one would fail the run.
     await waitFor(() => false, 50);
   });
+
+  it('arguments spawn() rejects synchronously also become SPAWN_FAILED, with the cause kept', () => {
+    const err = (() => {
+      try {
+        spawnTracked('sle\0ep', ['1000']);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ReaperError);
+    expect(err).toMatchObject({ code: 'SPAWN_FAILED' });
+    expect((err as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('a missing working directory is named in the message (it fails like a missing command)', async () => {
+    const cwd = '/definitely/not/a/dir-xyz';
+    let caught: unknown;
+    try {
+      spawnTracked('sleep', ['1000'], { cwd });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toMatchObject({ code: 'SPAWN_FAILED' });
+    expect((caught as Error).message).toContain(cwd);
+    await waitFor(() => false, 50);
+  });
+
+  it('a failed spawn leaves no handle behind (no pipe, no process handle)', async () => {
+    const count = () =>
+      process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap' || r === 'ProcessWrap').length;
+    const before = count();
+    expect(() => spawnTracked('/definitely/not/a/command-xyz')).toThrow(ReaperError);
+    expect(count()).toBeGreaterThan(before); // the pipes and the process handle exist for a moment...
+    expect(await waitFor(() => count() <= before, 1000)).toBe(true); // ...and are closed
+  });
 });

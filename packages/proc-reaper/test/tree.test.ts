@@ -219,6 +219,24 @@ describe('membership (seedTree + extendTree)', () => {
     extendTree(t, state, ex);
     expect(aliveMembers(t, state)).toEqual([300]);
   });
+  it('Windows: an older process whose ppid names a live, recycled pid is not a child of it', () => {
+    // Windows never re-parents: 301 was started by an earlier process 200
+    // that died; the pid 200 now belongs to our root, which is younger than 301.
+    const rows: ProcessInfo[] = [
+      { pid: 1, ppid: 0, startTime: 1 },
+      { pid: 50, ppid: 1, startTime: 2 },
+      { pid: 200, ppid: 50, startTime: 10 }, // our root, alive
+      { pid: 300, ppid: 200, startTime: 20 }, // its real child
+      { pid: 301, ppid: 200, startTime: 5 }, // older than the root: not its child
+      { pid: 302, ppid: 301, startTime: 6 }, // and that one's child
+      { pid: 303, ppid: 200, startTime: 10 }, // same creation time (ms resolution): a child
+    ];
+    const t = toTable(rows);
+    const ex = exclusionsFor(t, 50);
+    const state = seedTree(t, { pid: 200, trustPid: true }, ex);
+    extendTree(t, state, ex);
+    expect(aliveMembers(t, state).sort((a, b) => a - b)).toEqual([200, 300, 303]);
+  });
 });
 
 describe('planSignals', () => {

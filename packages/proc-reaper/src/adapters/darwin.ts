@@ -4,7 +4,7 @@ import { execRunner } from './runner';
 import { processKill, sendSignal } from './signal';
 
 export interface DarwinAdapterOptions {
-  /** @default execFile with LC_ALL=C */
+  /** @default execFile with LC_ALL=C and TZ=UTC */
   runner?: CommandRunner;
   /** @default process.kill */
   kill?: KillFn;
