@@ -145,11 +145,29 @@ export class TrackedStdioTransport implements Transport {
     }
     return new Promise((resolve, reject) => {
       try {
-        if (stdin.write(serializeMessage(message))) resolve();
-        else stdin.once('drain', resolve);
+        if (stdin.write(serializeMessage(message))) {
+          resolve();
+          return;
+        }
       } catch (err) {
         reject(err);
+        return;
       }
+      // Backpressure: wait for the pipe to drain, but settle also when the
+      // pipe closes or fails first (the server exited or stopped reading and
+      // was killed), so no send() is left pending forever.
+      const settle = (err?: Error) => {
+        stdin.off('drain', onDrain);
+        stdin.off('close', onClose);
+        stdin.off('error', settle);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(new Error('Not connected: the server closed its stdin'));
+      stdin.on('drain', onDrain);
+      stdin.on('close', onClose);
+      stdin.on('error', settle);
     });
   }
 
