@@ -46,6 +46,8 @@ interface WellTree {
   middle: number;
   sleep: number;
   shell: number;
+  shellSleepA: number;
+  shellSleepB: number;
   node: number;
 }
 
@@ -135,6 +137,8 @@ describe.runIf(process.platform === 'linux')('killTree on real process trees (Li
   it('well-behaved tree: gone before the grace period, nothing forced', async () => {
     const { p, pids } = await startTree<WellTree>('well');
     const before = await listDescendants(p.pid);
+    // The snapshot sees the whole tree, down to the shell's own children.
+    for (const pid of Object.values(pids)) expect(before).toContain(pid);
     const result = await killTree(p, { graceMs: 10_000 });
     expect(result.survivors).toEqual([]);
     expect(result.forced).toBe(false);
