@@ -9,7 +9,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer, ServerConfig } from '@wave/mcp-config';
+import { afterEach, expect } from 'vitest';
 import type { Clock } from '../src/clock';
+import type { McpPoolOptions } from '../src/options';
+import { McpPool } from '../src/pool';
 import type {
   TerminateResult,
   TransportContext,
@@ -381,5 +384,35 @@ export function countingClock(): Clock & { pending(): number } {
       clearTimeout(h as ReturnType<typeof setTimeout>);
     },
     pending: () => live.size,
+  };
+}
+
+/**
+ * A pool over fake transports and a hand-driven clock, destroyed after the
+ * test with a check that nothing is left open and no timer is pending.
+ * Call once at module level; returns the per-test factory.
+ */
+export function fakePoolHarness(base: Partial<McpPoolOptions> = {}) {
+  const made: { pool: McpPool; clock: FakeClock; fake: ReturnType<typeof fakeFactory> }[] = [];
+  afterEach(async () => {
+    for (const { pool, clock, fake } of made.splice(0)) {
+      await pool.destroy();
+      // Every test ends with nothing open and no timer pending.
+      expect(fake.open()).toEqual([]);
+      expect(clock.pending()).toBe(0);
+    }
+  });
+  return (behaviors = {}, opts: Partial<McpPoolOptions> = {}) => {
+    const clock = new FakeClock();
+    const fake = fakeFactory(behaviors);
+    const pool = McpPool.create({
+      transportFactory: fake.factory,
+      clock,
+      random: () => 0.5,
+      ...base,
+      ...opts,
+    });
+    made.push({ pool, clock, fake });
+    return { pool, clock, fake };
   };
 }

@@ -1,34 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isMcpPoolError, McpPoolError } from '../src/errors';
 import type { McpPoolOptions } from '../src/options';
 import { McpPool, type PoolSnapshot } from '../src/pool';
-import { deferred, FakeClock, fakeFactory, flush, server } from './helpers';
+import { deferred, FakeClock, fakeFactory, fakePoolHarness, flush, server } from './helpers';
 
-/** Pools made by a test, destroyed and checked after it. */
-const made: { pool: McpPool; clock: FakeClock; fake: ReturnType<typeof fakeFactory> }[] = [];
+const makePool = fakePoolHarness();
 
 function setup(servers: ReturnType<typeof server>[], behaviors = {}, opts: Partial<McpPoolOptions> = {}) {
-  const clock = new FakeClock();
-  const fake = fakeFactory(behaviors);
-  const pool = McpPool.create({
-    servers,
-    transportFactory: fake.factory,
-    clock,
-    random: () => 0.5,
-    ...opts,
-  });
-  made.push({ pool, clock, fake });
-  return { pool, clock, fake };
+  return makePool(behaviors, { servers, ...opts });
 }
-
-afterEach(async () => {
-  for (const { pool, clock, fake } of made.splice(0)) {
-    await pool.destroy();
-    // Every test ends with nothing open and no timer pending.
-    expect(fake.open()).toEqual([]);
-    expect(clock.pending()).toBe(0);
-  }
-});
 
 async function rejection(p: Promise<unknown>): Promise<McpPoolError> {
   try {

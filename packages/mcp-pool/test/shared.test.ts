@@ -1,31 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { McpPoolOptions } from '../src/options';
-import { McpPool } from '../src/pool';
-import { deferred, FakeClock, fakeFactory, flush, server } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { deferred, fakePoolHarness, flush, server } from './helpers';
 
-const made: { pool: McpPool; clock: FakeClock; fake: ReturnType<typeof fakeFactory> }[] = [];
-
-function setup(behaviors = {}, opts: Partial<McpPoolOptions> = {}) {
-  const clock = new FakeClock();
-  const fake = fakeFactory(behaviors);
-  const pool = McpPool.create({
-    shared: true,
-    transportFactory: fake.factory,
-    clock,
-    random: () => 0.5,
-    ...opts,
-  });
-  made.push({ pool, clock, fake });
-  return { pool, clock, fake };
-}
-
-afterEach(async () => {
-  for (const { pool, clock, fake } of made.splice(0)) {
-    await pool.destroy();
-    expect(fake.open()).toEqual([]);
-    expect(clock.pending()).toBe(0);
-  }
-});
+const setup = fakePoolHarness({ shared: true });
 
 describe('shared pool leases', () => {
   it('two agents with the same server (same fingerprint) share one connection', async () => {
