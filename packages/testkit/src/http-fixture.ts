@@ -1,4 +1,4 @@
-import { startHelloHttpServer } from '../fixtures/lib/http-server.mjs';
+import { type HelloHttpServer, startHelloHttpServer } from '../fixtures/lib/http-server.mjs';
 
 /** Options of {@link startHttpFixture}. */
 export interface HttpFixtureOptions {
@@ -11,29 +11,7 @@ export interface HttpFixtureOptions {
 }
 
 /** A running in-process HTTP fixture server on 127.0.0.1 with the hello tools. */
-export interface HttpFixture {
-  /** Endpoint for the client transport (`.../mcp` or `.../sse`). */
-  readonly url: string;
-  /** Port it listens on; `restart()` reuses it. */
-  readonly port: number;
-  readonly transport: 'http' | 'sse';
-  /** Sessions currently known to the server. */
-  readonly sessionCount: number;
-  /** Whether the listener is up. */
-  readonly listening: boolean;
-  /**
-   * Destroys every open socket (so in-flight requests and SSE streams fail)
-   * and forgets every session (so the old session id gets 404), unless
-   * `keepSessions` is true. The server keeps listening.
-   */
-  drop(options?: { keepSessions?: boolean }): Promise<void>;
-  /** Stops listening, destroys every socket and session: the server is gone. Idempotent. */
-  stop(): Promise<void>;
-  /** Listens again on the same port (no-op if listening). Throws after `close()`. */
-  restart(): Promise<void>;
-  /** `stop()` for good. Idempotent. */
-  close(): Promise<void>;
-}
+export type HttpFixture = HelloHttpServer;
 
 /**
  * Starts the hello tools as an HTTP MCP server inside this process, on
