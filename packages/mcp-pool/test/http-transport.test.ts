@@ -30,24 +30,10 @@ function setup(fetchImpl: FetchLike, kind: 'http' | 'sse' = 'http') {
 }
 
 describe('httpHandle loss detection', () => {
-  it('sse: a GET event stream that ends is a recoverable drop', async () => {
+  /** Open the GET event stream, receive one event, then let the server end it cleanly. */
+  async function streamThenCleanEnd(kind: 'http' | 'sse'): Promise<TransportLoss[]> {
     const { stream, ctrl } = controlledStream();
-    const { losses, fetch } = setup(async () => sseResponse(stream), 'sse');
-    const res = await fetch('http://127.0.0.1:1/mcp', { method: 'GET' });
-    const reader = res.body!.getReader();
-    const read = reader.read();
-    ctrl.enqueue(new TextEncoder().encode('data: x\n\n'));
-    expect((await read).done).toBe(false);
-    ctrl.close();
-    expect((await reader.read()).done).toBe(true);
-    expect(losses).toHaveLength(1);
-    expect(losses[0]).toMatchObject({ kind: 'drop', recoverable: true });
-    expect(losses[0]?.message).toContain('closed by the server');
-  });
-
-  it('http: the server closing its optional GET stream cleanly is not a drop', async () => {
-    const { stream, ctrl } = controlledStream();
-    const { losses, fetch } = setup(async () => sseResponse(stream), 'http');
+    const { losses, fetch } = setup(async () => sseResponse(stream), kind);
     const res = await fetch('http://127.0.0.1:1/mcp', { method: 'GET' });
     const reader = res.body!.getReader();
     const read = reader.read();
@@ -56,7 +42,18 @@ describe('httpHandle loss detection', () => {
     ctrl.close();
     expect((await reader.read()).done).toBe(true);
     await flush();
-    expect(losses).toEqual([]);
+    return losses;
+  }
+
+  it('sse: a GET event stream that ends is a recoverable drop', async () => {
+    const losses = await streamThenCleanEnd('sse');
+    expect(losses).toHaveLength(1);
+    expect(losses[0]).toMatchObject({ kind: 'drop', recoverable: true });
+    expect(losses[0]?.message).toContain('closed by the server');
+  });
+
+  it('http: the server closing its optional GET stream cleanly is not a drop', async () => {
+    expect(await streamThenCleanEnd('http')).toEqual([]);
   });
 
   it('a GET event stream that fails is a drop', async () => {
