@@ -38,6 +38,7 @@ export {
 } from './expand';
 export { type FingerprintInput, fingerprint, fingerprintPayload } from './fingerprint';
 export { type ConfigFileStat, type ConfigFs, nodeConfigFs } from './fs';
+export { serverIdentity } from './identity';
 export {
   type LoadMcpConfigOptions,
   type LoadMcpConfigResult,

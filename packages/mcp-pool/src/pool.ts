@@ -63,6 +63,11 @@ export interface McpPoolApi {
    * touches nothing. Never rejects because a server failed (see its record).
    */
   ensureConnected(opts?: EnsureConnectedOptions): Promise<void>;
+  /**
+   * Synchronous: would `ensureConnected()` dial or wait on anything right now?
+   * A host checks this to skip MCP work entirely on a turn with nothing pending.
+   */
+  hasPendingDials(): boolean;
   /** Start dialing `eager` servers in the background. */
   warm(): void;
   /** Dial now (retry a failed server, undo a manual disconnect). Resolves with the record, `error` included. */
@@ -185,6 +190,17 @@ abstract class PoolView implements McpPoolApi {
     if (s.pid !== undefined) r.pid = s.pid;
     if (s.status === 'reconnecting') r.reconnectAttempt = s.attempt;
     return r;
+  }
+
+  hasPendingDials(): boolean {
+    if (this.destroyed) return false;
+    for (const e of this.entries.values()) {
+      if (e.manual) continue;
+      const st = e.slot.state;
+      if (st.status === 'connecting') return true;
+      if (st.status === 'disconnected' && !st.dialed) return true;
+    }
+    return false;
   }
 
   ensureConnected(opts: EnsureConnectedOptions = {}): Promise<void> {

@@ -74,6 +74,25 @@ describe('ensureConnected', () => {
     expect(a?.lastConnectedAt).toBeTypeOf('number');
   });
 
+  it('hasPendingDials() says synchronously whether ensureConnected() would dial or wait', async () => {
+    const gate = deferred();
+    const { pool } = setup([server('a'), server('b')], { a: { gate: gate.promise } });
+    expect(pool.hasPendingDials()).toBe(true);
+    const done = pool.ensureConnected();
+    await flush();
+    // b is connected, a is still connecting: pending.
+    expect(pool.hasPendingDials()).toBe(true);
+    gate.resolve();
+    await done;
+    expect(pool.hasPendingDials()).toBe(false);
+    await pool.disconnect('a');
+    // A manual disconnect is not pending.
+    expect(pool.hasPendingDials()).toBe(false);
+    expect(setup([]).pool.hasPendingDials()).toBe(false);
+    await pool.destroy();
+    expect(pool.hasPendingDials()).toBe(false);
+  });
+
   it('fast path: nothing pending -> an already-resolved promise, no dial, no timer', async () => {
     const { pool, fake, clock } = setup([server('a')]);
     await pool.ensureConnected();
