@@ -16,3 +16,7 @@ export type {
   ToolResultMessage,
   UserMessage,
 } from './model';
+export { type AnthropicOptions, anthropic } from './models/anthropic';
+export { isModelError, ModelError, type ModelErrorCode } from './models/errors';
+export type { RetryOptions } from './models/http';
+export { type OpenAICompatibleOptions, openaiCompatible } from './models/openai';
