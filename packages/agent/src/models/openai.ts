@@ -213,18 +213,24 @@ export function createChatStreamState() {
         events.push({ type: 'text-delta', text: delta.content });
       }
       for (const d of delta.tool_calls ?? []) {
-        let slot: number | undefined;
-        if (typeof d.index === 'number') slot = byIndex.get(d.index);
-        else if (d.id === undefined || slots.some((s) => s.id === d.id)) {
-          slot = d.id === undefined ? slots.length - 1 : slots.findIndex((s) => s.id === d.id);
+        // Find the call this fragment continues: by index, else by id, else the last one.
+        // A new id under a known index is a new call (some servers put every call at index 0).
+        let slot = typeof d.index === 'number' ? byIndex.get(d.index) : undefined;
+        if (slot !== undefined && d.id && slots[slot]!.id !== undefined && slots[slot]!.id !== d.id) {
+          slot = undefined;
         }
-        if (slot === undefined || slot < 0) {
+        if (slot === undefined && typeof d.index !== 'number') {
+          const found = d.id ? slots.findIndex((s) => s.id === d.id) : slots.length - 1;
+          if (found >= 0) slot = found;
+        }
+        if (slot === undefined) {
           slot = slots.push({ id: undefined, name: '', args: '' }) - 1;
           if (typeof d.index === 'number') byIndex.set(d.index, slot);
         }
         const s = slots[slot]!;
         if (d.id) s.id = d.id;
-        if (d.function?.name) s.name += d.function.name;
+        // Names arrive whole (some servers repeat them on every fragment).
+        if (d.function?.name) s.name = d.function.name;
         if (d.function?.arguments) s.args += d.function.arguments;
       }
       if (choice.finish_reason) finish = choice.finish_reason;

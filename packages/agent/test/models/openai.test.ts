@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ModelStreamEvent, ToolDeclaration } from '../../src/model';
 import { isModelError, type ModelError } from '../../src/models/errors';
 import {
+  createChatStreamState,
   type OpenAICompatibleOptions,
   openaiCompatible,
   toChatCompletionsBody,
@@ -343,6 +344,41 @@ describe('openaiCompatible: abort', () => {
     );
     expect(error.code).toBe('MODEL_ABORTED');
     expect(s.requests).toHaveLength(0);
+  });
+});
+
+describe('createChatStreamState', () => {
+  const feed = (chunks: object[]) => {
+    const state = createChatStreamState();
+    for (const c of chunks) state.feed({ choices: [{ delta: c }] } as never);
+    return state.result().toolCalls;
+  };
+
+  it('separates calls that share index 0 but carry different ids, and takes repeated names whole', () => {
+    expect(
+      feed([
+        { tool_calls: [{ index: 0, id: 'a', function: { name: 'read', arguments: '{"p":' } }] },
+        { tool_calls: [{ index: 0, function: { name: 'read', arguments: '1}' } }] },
+        { tool_calls: [{ index: 0, id: 'b', function: { name: 'list', arguments: '{}' } }] },
+      ]),
+    ).toEqual([
+      { id: 'a', name: 'read', arguments: { p: 1 } },
+      { id: 'b', name: 'list', arguments: {} },
+    ]);
+  });
+
+  it('follows fragments without an index by id, else the last call; generates missing ids', () => {
+    const calls = feed([
+      { tool_calls: [{ id: 'x', function: { name: 'one', arguments: '{"a"' } }] },
+      { tool_calls: [{ function: { arguments: ':2}' } }] },
+      { tool_calls: [{ id: 'y', function: { name: 'two', arguments: '{}' } }] },
+    ]);
+    expect(calls).toEqual([
+      { id: 'x', name: 'one', arguments: { a: 2 } },
+      { id: 'y', name: 'two', arguments: {} },
+    ]);
+    const anon = feed([{ tool_calls: [{ index: 0, function: { name: 'n', arguments: '{}' } }] }]);
+    expect(anon[0]!.id).toMatch(/^call_[0-9a-f]{24}$/);
   });
 });
 
