@@ -10,6 +10,8 @@ export type ModelErrorCode =
   | 'MODEL_HTTP'
   /** The provider could not be reached, or the connection broke. */
   | 'MODEL_NETWORK'
+  /** No data arrived for `idleTimeoutMs` (the server stalled). */
+  | 'MODEL_TIMEOUT'
   /** The provider reported an error inside a stream that had started. */
   | 'MODEL_STREAM'
   /** The response could not be understood (bad JSON, bad SSE, missing fields). */

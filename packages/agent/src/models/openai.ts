@@ -51,6 +51,8 @@ export interface OpenAICompatibleOptions {
   headers?: Record<string, string>;
   /** Retry policy for 408/409/429/5xx and network errors. @default { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30000 } */
   retry?: RetryOptions;
+  /** Give up on an attempt when no data arrived for this long (before the response: retried like a network error; mid-stream: final). 0 disables. @default 600000 */
+  idleTimeoutMs?: number;
   /** The fetch to use. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Adapter name in messages and logs. @default `openai-compatible:<model>` */
@@ -303,7 +305,8 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         ...options.headers,
       };
-      const { response, attempts } = await postWithRetry({
+      const idleTimeoutMs = options.idleTimeoutMs ?? 600_000;
+      const { response, attempts, watchdog } = await postWithRetry({
         url,
         headers,
         body,
@@ -312,6 +315,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         fetch: options.fetch,
         model: name,
         secret: options.apiKey,
+        idleTimeoutMs,
         authHint:
           'Check the apiKey option (for OpenAI, the key from OPENAI_API_KEY); the key was rejected or lacks access to this model.',
         classify: (status, message) =>
@@ -321,7 +325,15 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
               : undefined
             : undefined,
       });
-      const ctx = { name, url, attempts, signal: request.signal, secret: options.apiKey };
+      const ctx = {
+        name,
+        url,
+        attempts,
+        signal: request.signal,
+        secret: options.apiKey,
+        watchdog,
+        idleTimeoutMs,
+      };
       const state = createChatStreamState();
       let done = false;
       const streamed = await readStream(response, ctx, {

@@ -285,6 +285,39 @@ describe('openaiCompatible: retries', () => {
   });
 });
 
+describe('openaiCompatible: idle timeout', () => {
+  it('a server that never answers is retried, then MODEL_TIMEOUT', async () => {
+    const s = await serve({ fallback: { hang: true } });
+    const { delays, sleep } = recordingSleep();
+    const model = adapter(s, { idleTimeoutMs: 100, retry: { sleep, maxRetries: 1 } });
+    const error = await failure(model.generate({ system: '', tools: [], messages: HELLO }));
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(error.message).toContain('idleTimeoutMs');
+    expect(s.requests).toHaveLength(2);
+    expect(delays).toHaveLength(1);
+    await waitFor(() => s.requests.every((r) => r.closedEarly), {
+      timeoutMs: 30_000,
+      message: 'both closed',
+    });
+  });
+
+  it('a stream that stalls after it started is MODEL_TIMEOUT, not retried', async () => {
+    const s = await serve({
+      steps: [{ text: 'started then stalled', hangAfterChunks: 2 }],
+      fallback: { hang: true },
+    });
+    const seen: string[] = [];
+    const model = adapter(s, { idleTimeoutMs: 1500 });
+    const error = await failure(
+      model.generate({ system: '', tools: [], messages: HELLO, onEvent: (e) => seen.push(e.type) }),
+    );
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(seen).toEqual(['text-delta']);
+    expect(s.requests).toHaveLength(1);
+    await waitFor(() => s.requests[0]?.closedEarly, { timeoutMs: 30_000, message: 'server sees the close' });
+  });
+});
+
 describe('openaiCompatible: abort', () => {
   it('abort mid-stream rejects with MODEL_ABORTED and closes the HTTP request', async () => {
     const s = await serve({ steps: [{ text: 'a long answer that never ends', hangAfterChunks: 3 }] });
