@@ -17,6 +17,7 @@ import { ModelError } from './errors';
 import { postWithRetry, type RetryOptions } from './http';
 import { readStream } from './read-stream';
 import {
+  checkOptions,
   imagePlaceholder,
   isContextLengthMessage,
   joinUrl,
@@ -332,8 +333,18 @@ export function fromMessagesResponse(json: WireResponse): ModelResponse | undefi
   };
 }
 
-/** A Claude model through the Anthropic Messages API. */
+/**
+ * A Claude model through the Anthropic Messages API. Throws `MODEL_CONFIG`
+ * at once for a missing model or API key, or a baseURL that is not http(s).
+ */
 export function anthropic(options: AnthropicOptions): ModelAdapter {
+  checkOptions('anthropic', options);
+  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+    throw new ModelError(
+      'MODEL_CONFIG',
+      'anthropic: the apiKey option is empty; pass the key, e.g. { apiKey: process.env.ANTHROPIC_API_KEY }',
+    );
+  }
   const name = options.name ?? `anthropic:${options.model}`;
   const url = joinUrl(options.baseURL ?? 'https://api.anthropic.com', '/v1/messages');
   return {

@@ -1,5 +1,7 @@
 /** Stable codes of {@link ModelError}. */
 export type ModelErrorCode =
+  /** The adapter options are unusable (no model, a bad baseURL, no API key where one is required). */
+  | 'MODEL_CONFIG'
   /** The provider refused the credentials (401/403). */
   | 'MODEL_AUTH'
   /** 429, still rate limited after every retry (or asked to wait longer than allowed). */

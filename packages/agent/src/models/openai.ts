@@ -18,6 +18,7 @@ import { ModelError } from './errors';
 import { postWithRetry, type RetryOptions } from './http';
 import { readStream } from './read-stream';
 import {
+  checkOptions,
   imagePlaceholder,
   isContextLengthMessage,
   joinUrl,
@@ -289,9 +290,11 @@ export function fromChatCompletion(json: WireCompletion): ModelResponse | undefi
 
 /**
  * A model behind an OpenAI-compatible Chat Completions endpoint: OpenAI,
- * Ollama, vLLM, llama.cpp, LM Studio and others.
+ * Ollama, vLLM, llama.cpp, LM Studio and others. Throws `MODEL_CONFIG`
+ * at once for a missing model or a baseURL that is not an http(s) URL.
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
+  checkOptions('openaiCompatible', { model: options.model, baseURL: options.baseURL ?? '' });
   const name = options.name ?? `openai-compatible:${options.model}`;
   const url = joinUrl(options.baseURL, '/chat/completions');
   return {

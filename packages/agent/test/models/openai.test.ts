@@ -380,6 +380,16 @@ describe('openaiCompatible: abort', () => {
   });
 });
 
+describe('openaiCompatible: options', () => {
+  it('throws MODEL_CONFIG at once for a missing model or a baseURL that is not http(s)', () => {
+    expect(() => openaiCompatible({ baseURL: 'http://127.0.0.1:1/v1', model: '' })).toThrow(/model option/);
+    expect(() => openaiCompatible({ baseURL: 'localhost:11434/v1', model: 'm' })).toThrow(
+      /not an http\(s\) URL/,
+    );
+    expect(() => openaiCompatible({ baseURL: 'https://api.openai.com/v1/', model: 'm' })).not.toThrow();
+  });
+});
+
 describe('createChatStreamState', () => {
   const feed = (chunks: object[]) => {
     const state = createChatStreamState();
