@@ -82,6 +82,7 @@ export {
   discoverPlugins,
   PLUGIN_MANIFESTS,
   pluginsDir,
+  readPlugin,
 } from './plugins';
 export type {
   ConfigIssue,
