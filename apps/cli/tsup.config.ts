@@ -9,6 +9,8 @@ export default waveTsupConfig({
   entry: { bin: 'src/bin.ts' },
   format: ['esm'],
   dts: false,
+  // Commands load the MCP SDK and the prompts on demand (separate chunks).
+  splitting: true,
   noExternal: [/^@wave\//],
   // Bundled CommonJS dependencies (the MCP SDK's) call require(): give them one.
   banner: {

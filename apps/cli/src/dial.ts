@@ -1,6 +1,5 @@
-import { confirm, isCancel } from '@clack/prompts';
 import { isServerTrusted, type ResolvedServer, referencedVariables, trustServer } from '@wave/mcp-config';
-import { McpPool } from '@wave/mcp-pool';
+import type { McpPool } from '@wave/mcp-pool';
 import type { World } from './context';
 import { CliError } from './io';
 import { isSecretName } from './secrets';
@@ -45,6 +44,7 @@ export async function ensureTrusted(
       );
     }
     io.err(`${trustSummary(s)}\n`);
+    const { confirm, isCancel } = await import('@clack/prompts');
     const answer = await confirm({ message: `Trust and start "${s.name}"?`, initialValue: false });
     if (isCancel(answer) || answer !== true) throw new CliError(`Not started: "${s.name}" is not trusted.`);
   }
@@ -64,13 +64,12 @@ export function ensureEnabled(world: World, s: ResolvedServer): void {
  * A pool for this command. On Ctrl-C or SIGTERM it is destroyed (every
  * process tree killed) before the process exits with 130 / 143.
  */
-export function commandPool(
+export async function commandPool(
   servers: ResolvedServer[],
   opts: { connectMs?: number } = {},
-): {
-  pool: McpPool;
-  close(): Promise<void>;
-} {
+): Promise<{ pool: McpPool; close(): Promise<void> }> {
+  // Loaded on demand: commands that dial nothing start faster without the MCP SDK.
+  const { McpPool } = await import('@wave/mcp-pool');
   const pool = McpPool.create({
     servers,
     clientInfo: { name: 'wave', version: '0.0.0' },

@@ -1,6 +1,5 @@
 import { cp, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { confirm, isCancel } from '@clack/prompts';
 import {
   addServer,
   isMcpConfigError,
@@ -73,6 +72,7 @@ export async function confirmOrRefuse(
 ): Promise<void> {
   if (yes) return;
   if (!io.interactive) throw new CliError(`${question} Not asked: no terminal. ${hint}`);
+  const { confirm, isCancel } = await import('@clack/prompts');
   const answer = await confirm({ message: question, initialValue: false });
   if (isCancel(answer) || answer !== true) throw new CliError('Cancelled; nothing changed.');
 }

@@ -61,13 +61,13 @@ async function dialOne(
   record: ServerRecord;
   ms: number;
   close(): Promise<void>;
-  pool: ReturnType<typeof commandPool>['pool'];
+  pool: import('@wave/mcp-pool').McpPool;
 }> {
   const s = findServer(world, name);
   ensureEnabled(world, s);
   await ensureTrusted(world, s, opts);
   const connectMs = opts.timeout === undefined ? undefined : parseTimeout(opts.timeout);
-  const { pool, close } = commandPool([s], connectMs !== undefined ? { connectMs } : {});
+  const { pool, close } = await commandPool([s], connectMs !== undefined ? { connectMs } : {});
   const t0 = performance.now();
   const record = await pool.connect(s.name);
   const ms = performance.now() - t0;
@@ -192,7 +192,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
           servers.push(s);
         }
       }
-      const { pool, close } = commandPool(servers);
+      const { pool, close } = await commandPool(servers);
       try {
         await pool.ensureConnected();
         const records = pool.list();
@@ -292,7 +292,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
       if (opts.trust)
         for (const s of runnable)
           if (!isServerTrusted(world.local, s)) world.local = await trustServer(world.home, s);
-      const { pool, close } = commandPool(runnable, { connectMs });
+      const { pool, close } = await commandPool(runnable, { connectMs });
       const timings = new Map<string, number>();
       try {
         await Promise.all(
