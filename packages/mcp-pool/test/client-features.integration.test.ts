@@ -220,6 +220,26 @@ describe('resources and prompts', () => {
     expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Hello, Ada' });
   });
 
+  it("on a lease of a shared pool: the same requests, and events under the lease's own names", async () => {
+    const clock = countingClock();
+    clocks.push(clock);
+    const shared = McpPool.create({ shared: true, markerNamespace: ns, clock });
+    pools.push(shared);
+    const [server] = resolve(['f']);
+    const lease = shared.lease('agent-1', [{ ...server!, name: 'mine' }]);
+    await lease.ensureConnected();
+    expect(lease.get('mine')?.status).toBe('connected');
+    const logs: ServerLogEntry[] = [];
+    lease.onLog((e) => logs.push(e));
+    expect((await lease.listResources('mine')).map((r) => r.uri)).toEqual(['static://hello']);
+    expect((await lease.getPrompt('mine', 'greet', { name: 'Bo' })).messages).toHaveLength(1);
+    await lease.callTool('mine', 'log', { levels: ['info'] });
+    await waitFor(() => logs.length === 1, { timeoutMs: 10_000 });
+    expect(logs[0]).toMatchObject({ server: 'mine', level: 'info', data: 'message 0' });
+    expect(lease.logs('mine').map((e) => e.server)).toEqual(['mine']);
+    await lease.destroy();
+  });
+
   it('never dial: a server not connected rejects with SERVER_NOT_CONNECTED and spawns nothing', async () => {
     const clock = countingClock();
     clocks.push(clock);
