@@ -36,6 +36,7 @@ import {
   transition,
 } from './machine';
 import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
+import { ListCache, refreshLists } from './resources';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
 
 /** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
@@ -242,6 +243,8 @@ export class PoolCore {
   /** The last log messages of each server (by server name). */
   readonly logs: ServerLogs;
   private readonly serverEventListeners = new Set<(slot: Slot, event: ServerEvent) => void>();
+  /** Prompt and resource lists of live connections (see ListCache). */
+  readonly lists = new ListCache();
   /** Clients that declared roots (they get `notifications/roots/list_changed`). */
   private readonly rootsClients = new WeakSet<Client>();
 
@@ -484,7 +487,11 @@ export class PoolCore {
       });
       installClientFeatures(client, server.name, features, {
         log: (entry) => this.serverEvent(slot, conn, { type: 'log', entry: { ...entry, server: '', at: 0 } }),
-        listChanged: (list) => this.serverEvent(slot, conn, { type: 'listChanged', list }),
+        // Refresh what a host listed (like tools), then tell the host.
+        listChanged: (list) =>
+          void this.track(refreshLists(this, slot, list)).then(() =>
+            this.serverEvent(slot, conn, { type: 'listChanged', list }),
+          ),
       });
       await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
       const listed = await raceAbort(this.listTools(client, signal), signal);

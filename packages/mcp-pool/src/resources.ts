@@ -26,6 +26,78 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 
 type Sdk = { signal: AbortSignal; timeout: number };
 
+/** A list the pool keeps per connection while the server promises `list_changed`. */
+type CachedList = 'prompts' | 'resources' | 'resourceTemplates';
+
+/**
+ * Prompt and resource lists of each live connection (keyed by its client), kept
+ * only for servers that declare `listChanged` for them: such a server says when
+ * a list changes, so the pool refreshes it then (like tools) and answers from
+ * memory meanwhile. Other servers are asked every time.
+ */
+export class ListCache {
+  private readonly byClient = new WeakMap<Client, Map<CachedList, readonly unknown[]>>();
+
+  get<T>(client: Client, kind: CachedList): T[] | undefined {
+    const items = this.byClient.get(client)?.get(kind) as readonly T[] | undefined;
+    return items ? [...items] : undefined;
+  }
+
+  set(client: Client, kind: CachedList, items: readonly unknown[]): void {
+    let m = this.byClient.get(client);
+    if (!m) {
+      m = new Map();
+      this.byClient.set(client, m);
+    }
+    m.set(kind, [...items]);
+  }
+
+  /** Forget a list; true when it was kept (a host showed it, so it is worth refreshing). */
+  invalidate(client: Client, kind: CachedList): boolean {
+    return this.byClient.get(client)?.delete(kind) ?? false;
+  }
+}
+
+function cacheable(client: Client, kind: CachedList): boolean {
+  const caps = client.getServerCapabilities();
+  return kind === 'prompts' ? caps?.prompts?.listChanged === true : caps?.resources?.listChanged === true;
+}
+
+/** Answer from the connection's cache when the server promises `list_changed`; fill it otherwise. */
+async function cached<T>(
+  core: PoolCore,
+  client: Client,
+  kind: CachedList,
+  list: () => Promise<T[]>,
+): Promise<T[]> {
+  if (!cacheable(client, kind)) return list();
+  const hit = core.lists.get<T>(client, kind);
+  if (hit) return hit;
+  const items = await list();
+  core.lists.set(client, kind, items);
+  return [...items];
+}
+
+/**
+ * A server said its prompts or resources changed: forget what is kept and,
+ * if a host had listed it, list it again now (bounded by the call timeout).
+ * Resolves when done; never rejects.
+ */
+export async function refreshLists(core: PoolCore, slot: Slot, list: 'prompts' | 'resources'): Promise<void> {
+  const client = core.connectedClient(slot);
+  if (!client) return;
+  const kinds: CachedList[] = list === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'];
+  const again = kinds.filter((k) => core.lists.invalidate(client, k));
+  const runs = again.map((k) =>
+    k === 'prompts'
+      ? listPrompts(core, slot, {})
+      : k === 'resources'
+        ? listResources(core, slot, {})
+        : listResourceTemplates(core, slot, {}),
+  );
+  await Promise.allSettled(runs);
+}
+
 /**
  * Run one request on the slot's live connection. Never dials (like
  * `callTool`): a server that is not connected rejects with
@@ -126,10 +198,12 @@ const params = (cursor: string | undefined) => (cursor === undefined ? undefined
 export function listResources(core: PoolCore, slot: Slot, opts: ServerRequestOptions): Promise<Resource[]> {
   return onServer(core, slot, 'resources/list', opts, (client, sdk) =>
     client.getServerCapabilities()?.resources
-      ? allPages(async (c) => {
-          const r = await client.listResources(params(c), sdk);
-          return { items: r.resources, nextCursor: r.nextCursor };
-        })
+      ? cached(core, client, 'resources', () =>
+          allPages(async (c) => {
+            const r = await client.listResources(params(c), sdk);
+            return { items: r.resources, nextCursor: r.nextCursor };
+          }),
+        )
       : Promise.resolve([]),
   );
 }
@@ -142,10 +216,12 @@ export function listResourceTemplates(
 ): Promise<ResourceTemplate[]> {
   return onServer(core, slot, 'resources/templates/list', opts, (client, sdk) =>
     client.getServerCapabilities()?.resources
-      ? allPages(async (c) => {
-          const r = await client.listResourceTemplates(params(c), sdk);
-          return { items: r.resourceTemplates, nextCursor: r.nextCursor };
-        })
+      ? cached(core, client, 'resourceTemplates', () =>
+          allPages(async (c) => {
+            const r = await client.listResourceTemplates(params(c), sdk);
+            return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+          }),
+        )
       : Promise.resolve([]),
   );
 }
@@ -166,10 +242,12 @@ export function readResource(
 export function listPrompts(core: PoolCore, slot: Slot, opts: ServerRequestOptions): Promise<Prompt[]> {
   return onServer(core, slot, 'prompts/list', opts, (client, sdk) =>
     client.getServerCapabilities()?.prompts
-      ? allPages(async (c) => {
-          const r = await client.listPrompts(params(c), sdk);
-          return { items: r.prompts, nextCursor: r.nextCursor };
-        })
+      ? cached(core, client, 'prompts', () =>
+          allPages(async (c) => {
+            const r = await client.listPrompts(params(c), sdk);
+            return { items: r.prompts, nextCursor: r.nextCursor };
+          }),
+        )
       : Promise.resolve([]),
   );
 }

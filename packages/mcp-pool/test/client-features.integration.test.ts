@@ -142,13 +142,17 @@ describe('notifications', () => {
     expect(pool.logs('f').map((e) => e.data)).toEqual(['message 1', 'message 2']);
   });
 
-  it('prompts and resources list_changed are surfaced like tools', async () => {
+  it('prompts and resources list_changed: what a host listed is refreshed (like tools), then the host is told', async () => {
     const pool = await make();
+    // The host shows them: the pool keeps these lists while the server promises list_changed.
+    expect((await pool.listPrompts('f')).map((p) => p.name)).toEqual(['greet']);
+    expect((await pool.listResources('f')).map((r) => r.uri)).toEqual(['static://hello']);
     const lists: string[] = [];
     pool.onListChanged((e) => lists.push(`${e.server}:${e.list}`));
     await pool.callTool('f', 'change_lists');
     await waitFor(() => lists.includes('f:prompts') && lists.includes('f:resources'), { timeoutMs: 10_000 });
-    expect((await pool.listPrompts('f')).map((p) => p.name)).toContain('added');
+    expect((await pool.listPrompts('f')).map((p) => p.name)).toEqual(['greet', 'added']);
+    expect((await pool.listResources('f')).map((r) => r.uri)).toEqual(['static://hello', 'static://added']);
   });
 });
 
