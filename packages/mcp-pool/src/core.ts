@@ -1127,10 +1127,10 @@ export class PoolCore {
     };
   }
 
-  /** Tell every connected server that declared roots that the roots changed. Never rejects. */
-  async sendRootsListChanged(): Promise<void> {
+  /** Tell the connected servers of `slots` that declared roots that the roots changed. Never rejects. */
+  async sendRootsListChanged(slots: Iterable<Slot>): Promise<void> {
     const sends: Promise<unknown>[] = [];
-    for (const slot of this.slots.values()) {
+    for (const slot of new Set(slots)) {
       const client = this.connectedClient(slot);
       if (!client || !this.rootsClients.has(client)) continue;
       sends.push(client.sendRootsListChanged().catch(() => undefined));

@@ -121,7 +121,7 @@ export interface McpPoolApi {
   onLog(listener: (entry: ServerLogEntry) => void): () => void;
   /** Listen to a server's tools/prompts/resources list changing; returns the unsubscribe function. */
   onListChanged(listener: (event: ListChangedEvent) => void): () => void;
-  /** Tell connected servers that the roots changed (`notifications/roots/list_changed`). Never rejects. */
+  /** Tell this pool's (or lease's) connected servers that the roots changed (`notifications/roots/list_changed`). Never rejects. */
   sendRootsListChanged(): Promise<void>;
 }
 
@@ -419,7 +419,9 @@ abstract class PoolView implements McpPoolApi {
 
   sendRootsListChanged(): Promise<void> {
     if (this.destroyed) return this.resolved;
-    return this.core.sendRootsListChanged();
+    const slots: Slot[] = [];
+    for (const e of this.entries.values()) if (!e.manual) slots.push(e.slot);
+    return this.core.sendRootsListChanged(slots);
   }
 
   /** A server event of a slot, told under each name this view gives that slot. */
