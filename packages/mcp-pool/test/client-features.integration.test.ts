@@ -160,14 +160,14 @@ describe('calls', () => {
   it('onProgress: a progress token is sent and progress keeps a call alive past its idle limit', async () => {
     const pool = await make();
     const progress: number[] = [];
-    // 6 steps 150 ms apart: ~900 ms in all, longer than the 600 ms idle limit.
+    // 12 steps 250 ms apart: ~3 s in all, twice the 1.5 s idle limit (gaps far below it).
     const result = await pool.callTool(
       'f',
       'progress',
-      { steps: 6, intervalMs: 150 },
-      { timeoutMs: 600, onProgress: (p) => progress.push(p.progress) },
+      { steps: 12, intervalMs: 250 },
+      { timeoutMs: 1_500, onProgress: (p) => progress.push(p.progress) },
     );
-    expect(parse(result)).toEqual({ steps: 6, token: true });
+    expect(parse(result)).toEqual({ steps: 12, token: true });
     // The last report may race the result (the SDK drops progress that arrives after it).
     expect(progress.slice(0, 5)).toEqual([1, 2, 3, 4, 5]);
   });
@@ -203,7 +203,8 @@ describe('calls', () => {
     const t0 = Date.now();
     ac.abort('user stop');
     const err = await call.catch((e: unknown) => e);
-    expect(Date.now() - t0).toBeLessThan(100);
+    // At once: the server never answers this tool by itself.
+    expect(Date.now() - t0).toBeLessThan(1_000);
     expect(err).toMatchObject({ code: 'CALL_ABORTED' });
     await waitFor(() => logs.some((l) => String(l.data).startsWith('cancelled')), { timeoutMs: 10_000 });
     expect(pool.get('f')?.status).toBe('connected');
