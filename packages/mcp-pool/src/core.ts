@@ -10,6 +10,17 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
+import {
+  type ClientFeatureOverrides,
+  type ClientFeatures,
+  clientCapabilities,
+  featuresFor,
+  installClientFeatures,
+  type ListChangedEvent,
+  type ServerLogEntry,
+  ServerLogs,
+  workdirRoots,
+} from './client-features';
 import { type Clock, systemClock } from './clock';
 import { McpPoolError, type PoolErrorCode } from './errors';
 import { assertDialable, defaultTransportFactory } from './factory';
@@ -25,6 +36,7 @@ import {
   transition,
 } from './machine';
 import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
+import { ListCache, refreshLists } from './resources';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
 
 /** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
@@ -34,6 +46,11 @@ const CLOSE_SLACK_MS = 3_000;
 /** How long a failed dial waits for the process's exit status and last stderr lines. */
 const EXIT_WAIT_MS = 250;
 const MAX_TOOL_PAGES = 100;
+
+/** What a server sent that the pool surfaces to hosts. @internal */
+export type ServerEvent =
+  | { type: 'log'; entry: ServerLogEntry }
+  | { type: 'listChanged'; list: ListChangedEvent['list'] };
 
 /** Abort reasons of a dial. */
 type DialAbort =
@@ -129,16 +146,27 @@ interface PendingCall {
   abort: CallSignal;
   timedOut: boolean;
   timeoutMs: number;
+  /** With `onProgress`: `timeoutMs` is an idle limit that progress restarts, bounded by `maxAt`. */
+  idle?: { maxAt: number; maxMs: number };
 }
 
 /** Options of {@link PoolCore.callTool}. */
 export interface CallOptions {
   /** Cancels the call (the server gets `notifications/cancelled`); rejects with `CALL_ABORTED`. */
   signal?: AbortSignal | undefined;
-  /** Per-call timeout in ms; rejects with `CALL_TIMEOUT`. @default server `callTimeoutMs` ?? pool `timeouts.callMs` */
+  /**
+   * Per-call timeout in ms; rejects with `CALL_TIMEOUT`. With `onProgress`, an
+   * idle limit: every progress notification starts it again.
+   * @default server `callTimeoutMs` ?? pool `timeouts.callMs`
+   */
   timeoutMs?: number | undefined;
-  /** Progress notifications of this call. */
+  /**
+   * Progress notifications of this call (the request carries a progress
+   * token). Progress keeps the call alive past `timeoutMs`, up to `maxTotalMs`.
+   */
   onProgress?: ((progress: Progress) => void) | undefined;
+  /** Absolute limit of a call with `onProgress`. @default pool `timeouts.callMaxTotalMs` (3600000) */
+  maxTotalMs?: number | undefined;
 }
 
 function withoutUndefined<T extends object>(o: T): T {
@@ -209,6 +237,16 @@ export class PoolCore {
   private emitQueued = false;
   private destroyedFlag = false;
   private destroying: Promise<void> | undefined;
+  /** Client features (elicitation, sampling, roots) of the pool, and per-server overrides. */
+  private readonly features: ClientFeatures;
+  private readonly featureOverrides: ClientFeatureOverrides | undefined;
+  /** The last log messages of each server (by server name). */
+  readonly logs: ServerLogs;
+  private readonly serverEventListeners = new Set<(slot: Slot, event: ServerEvent) => void>();
+  /** Prompt and resource lists of live connections (see ListCache). */
+  readonly lists = new ListCache();
+  /** Clients that declared roots (they get `notifications/roots/list_changed`). */
+  private readonly rootsClients = new WeakSet<Client>();
 
   constructor(opts: McpPoolOptions) {
     this.settings = resolveSettings(opts);
@@ -222,6 +260,13 @@ export class PoolCore {
     this.factory = opts.transportFactory ?? defaultTransportFactory;
     this.shared = opts.shared === true;
     this.markerNamespace = opts.markerNamespace;
+    this.features = {
+      onElicitation: opts.onElicitation,
+      onSampling: opts.onSampling,
+      roots: opts.roots === undefined ? workdirRoots(opts.workdir ?? process.cwd()) : opts.roots,
+    };
+    this.featureOverrides = opts.perServer;
+    this.logs = new ServerLogs(this.settings.logsPerServer);
   }
 
   get destroyed(): boolean {
@@ -429,13 +474,24 @@ export class PoolCore {
       }
       handle.onLost((loss) => this.onLost(slot, conn, loss));
       if (signal.aborted) throw signal.reason;
-      const client = new Client(this.settings.clientInfo, { capabilities: {} });
+      const features = featuresFor(server.name, this.features, this.featureOverrides);
+      const client = new Client(this.settings.clientInfo, { capabilities: clientCapabilities(features) });
       conn.client = client;
+      if (features.roots) this.rootsClients.add(client);
       client.onerror = () => {
         // Transport noise (stdout garbage, stream errors) is reported through diagnostics and onLost.
       };
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         void this.refreshTools(slot, conn);
+        this.serverEvent(slot, conn, { type: 'listChanged', list: 'tools' });
+      });
+      installClientFeatures(client, server.name, features, {
+        log: (entry) => this.serverEvent(slot, conn, { type: 'log', entry: { ...entry, server: '', at: 0 } }),
+        // Refresh what a host listed (like tools), then tell the host.
+        listChanged: (list) =>
+          void this.track(refreshLists(this, slot, list)).then(() =>
+            this.serverEvent(slot, conn, { type: 'listChanged', list }),
+          ),
       });
       await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
       const listed = await raceAbort(this.listTools(client, signal), signal);
@@ -847,10 +903,14 @@ export class PoolCore {
       timedOut: false,
       timeoutMs,
     };
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
-      call.deadline = now + timeoutMs;
-      this.addDeadline(call);
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) call.deadline = now + timeoutMs;
+    if (opts.onProgress) {
+      const maxMs = opts.maxTotalMs ?? this.settings.callMaxTotalMs;
+      const maxAt = Number.isFinite(maxMs) && maxMs > 0 ? now + maxMs : Number.POSITIVE_INFINITY;
+      call.idle = { maxAt, maxMs };
+      call.deadline = Math.min(call.deadline, maxAt);
     }
+    if (call.deadline !== Number.POSITIVE_INFINITY) this.addDeadline(call);
     const onUserAbort = userSignal ? () => signal.abort(userSignal.reason) : undefined;
     if (onUserAbort) userSignal?.addEventListener('abort', onUserAbort, { once: true });
     slot.inFlight += 1;
@@ -866,10 +926,21 @@ export class PoolCore {
     };
     const fail = (err: unknown): never => {
       done();
-      throw this.callError(slot, conn, tool, err, call.timedOut, timeoutMs, userSignal?.aborted === true);
+      throw this.callError(slot, conn, tool, err, call, userSignal?.aborted === true);
     };
     const requestOptions: RequestOptions = { signal: signal.asSignal(), timeout: NO_SDK_TIMEOUT };
-    if (opts.onProgress) requestOptions.onprogress = opts.onProgress;
+    const onProgress = opts.onProgress;
+    if (onProgress) {
+      requestOptions.onprogress = (progress) => {
+        // Progress restarts the idle limit (never past the absolute one); the
+        // deadline sweep re-arms for the later deadline when it fires.
+        const idle = call.idle;
+        if (idle && !call.timedOut && Number.isFinite(timeoutMs) && timeoutMs > 0) {
+          call.deadline = Math.min(this.clock.now() + timeoutMs, idle.maxAt);
+        }
+        onProgress(progress);
+      };
+    }
     let pending: Promise<CallToolResult>;
     try {
       pending = client.callTool(
@@ -941,12 +1012,22 @@ export class PoolCore {
     conn: Conn,
     tool: string,
     err: unknown,
-    timedOut: boolean,
-    timeoutMs: number,
+    call: PendingCall,
     aborted: boolean,
   ): McpPoolError {
     const name = slot.server.name;
-    if (timedOut) {
+    const timeoutMs = call.timeoutMs;
+    if (call.timedOut && call.idle) {
+      const total = call.deadline >= call.idle.maxAt;
+      return new McpPoolError(
+        'CALL_TIMEOUT',
+        total
+          ? `MCP server "${name}" did not finish "${tool}" within ${call.idle.maxMs} ms in all; the call was cancelled. Raise "timeouts.callMaxTotalMs" (or the call's maxTotalMs) if the tool runs longer.`
+          : `MCP server "${name}" reported no progress on "${tool}" for ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow between progress reports.`,
+        { server: name, cause: err },
+      );
+    }
+    if (call.timedOut) {
       return new McpPoolError(
         'CALL_TIMEOUT',
         `MCP server "${name}" did not answer "${tool}" within ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow.`,
@@ -994,6 +1075,67 @@ export class PoolCore {
       server: name,
       cause: err,
     });
+  }
+
+  // ---------------------------------------------------------------- client features
+
+  /** Listen to log messages and list changes of every slot. */
+  onServerEvent(listener: (slot: Slot, event: ServerEvent) => void): () => void {
+    this.serverEventListeners.add(listener);
+    return () => this.serverEventListeners.delete(listener);
+  }
+
+  private serverEvent(slot: Slot, conn: Conn, event: ServerEvent): void {
+    // Only the current connection speaks for the slot.
+    if (slot.state.generation !== conn.generation || this.destroyedFlag) return;
+    if (event.type === 'log') {
+      event.entry.server = slot.server.name;
+      event.entry.at = this.clock.now();
+      this.logs.add(slot.key, event.entry);
+    }
+    for (const l of [...this.serverEventListeners]) {
+      try {
+        l(slot, event);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  /** The client of the slot's live connection, or undefined when it is not connected. */
+  connectedClient(slot: Slot): Client | undefined {
+    const s = slot.state;
+    return s.status === 'connected' ? slot.conns.get(s.generation)?.client : undefined;
+  }
+
+  /**
+   * A request other than a tool call starts on the slot: it counts as in
+   * flight (not evicted, not idled out). Call the returned function once done.
+   */
+  beginUse(slot: Slot): () => void {
+    slot.inFlight += 1;
+    slot.lastUsedAt = this.clock.now();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      slot.inFlight -= 1;
+      slot.lastUsedAt = this.clock.now();
+      if (slot.inFlight === 0 && slot.idleTimer === undefined && slot.state.status === 'connected') {
+        this.armIdle(slot);
+      }
+    };
+  }
+
+  /** Tell the connected servers of `slots` that declared roots that the roots changed. Never rejects. */
+  async sendRootsListChanged(slots: Iterable<Slot>): Promise<void> {
+    const sends: Promise<unknown>[] = [];
+    for (const slot of new Set(slots)) {
+      const client = this.connectedClient(slot);
+      if (!client || !this.rootsClients.has(client)) continue;
+      sends.push(client.sendRootsListChanged().catch(() => undefined));
+    }
+    await Promise.all(sends);
   }
 
   // ---------------------------------------------------------------- teardown

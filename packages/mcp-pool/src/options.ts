@@ -1,6 +1,12 @@
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { ReconnectOptions } from './backoff';
+import type {
+  ClientFeatureOverrides,
+  ElicitationHandler,
+  RootsProvider,
+  SamplingHandler,
+} from './client-features';
 import type { Clock } from './clock';
 import type { TransportFactory } from './transport';
 
@@ -15,14 +21,23 @@ export interface PoolLimits {
    * @default 16
    */
   maxConnections?: number;
+  /** Log messages (`notifications/message`) kept per server for `logs(server)`. @default 100 */
+  logsPerServer?: number;
 }
 
 /** Time limits, in ms. A server's own `connectTimeoutMs` / `callTimeoutMs` / `idleTimeoutMs` wins. */
 export interface PoolTimeouts {
   /** Whole dial: spawn/connect, `initialize`, first tool listing. @default 30000 */
   connectMs?: number;
-  /** One tool call (the request is cancelled after it). @default 600000 */
+  /**
+   * One tool call (the request is cancelled after it). For a call with
+   * `onProgress`, this is an idle limit instead: each progress notification
+   * starts it again, and `callMaxTotalMs` bounds the whole call.
+   * @default 600000
+   */
   callMs?: number;
+  /** Absolute limit of a call with `onProgress`, however much progress it reports. @default 3600000 */
+  callMaxTotalMs?: number;
   /** `lazy` servers unused this long are closed (not sticky). `Infinity` = never. @default 600000 */
   idleMs?: number;
   /** Grace between SIGTERM and SIGKILL when killing a server's process tree. @default 2000 */
@@ -54,6 +69,27 @@ export interface McpPoolOptions {
   stderrBytes?: number;
   /** proc-reaper marker namespace of spawned servers. @default process.env.WAVE_REAPER_NAMESPACE ?? 'wave' */
   markerNamespace?: string;
+  /** The directory the pool works for: the default root offered to servers. @default process.cwd() */
+  workdir?: string;
+  /**
+   * Answers servers' form-mode elicitation requests. Declared in `initialize`
+   * only when given. On `accept`, fields left out get the schema's defaults.
+   * @default undefined (not declared)
+   */
+  onElicitation?: ElicitationHandler;
+  /** Answers servers' sampling requests. Declared only when given. @default undefined (not declared) */
+  onSampling?: SamplingHandler;
+  /**
+   * The roots servers may work in (`roots/list`); `false` declares no roots.
+   * @default () => [{ uri: <workdir as file:// URL>, name: <its base name> }]
+   */
+  roots?: RootsProvider | false;
+  /**
+   * Per-server client features, by server name: a key given here replaces
+   * the pool's `onElicitation` / `onSampling` / `roots` for that server
+   * (`undefined` or `false` turns it off). @default {}
+   */
+  perServer?: ClientFeatureOverrides;
 }
 
 export interface ResolvedPoolSettings {
@@ -62,6 +98,8 @@ export interface ResolvedPoolSettings {
   maxConnections: number;
   connectMs: number;
   callMs: number;
+  callMaxTotalMs: number;
+  logsPerServer: number;
   idleMs: number;
   killGraceMs: number;
   stderrBytes: number;
@@ -78,6 +116,8 @@ export function resolveSettings(o: McpPoolOptions): ResolvedPoolSettings {
     maxConnections: Math.floor(num(o.limits?.maxConnections, 16, 1)),
     connectMs: num(o.timeouts?.connectMs, 30_000, 1),
     callMs: num(o.timeouts?.callMs, 600_000, 1),
+    callMaxTotalMs: num(o.timeouts?.callMaxTotalMs, 3_600_000, 1),
+    logsPerServer: Math.floor(num(o.limits?.logsPerServer, 100, 0)),
     idleMs: num(o.timeouts?.idleMs, 600_000, 0),
     killGraceMs: num(o.timeouts?.killGraceMs, 2_000, 0),
     stderrBytes: Math.floor(num(o.stderrBytes, 16_384, 256)),
