@@ -25,6 +25,7 @@ import {
   transition,
 } from './machine';
 import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
+import { isResponseTooLarge } from './oversize-line';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
 
 /** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
@@ -411,6 +412,7 @@ export class PoolCore {
           stderrBytes: this.settings.stderrBytes,
           killGraceMs: this.settings.killGraceMs,
           markerNamespace: this.markerNamespace,
+          maxMessageBytes: this.settings.maxMessageBytes,
         }),
       );
       // A factory that answers after the dial was abandoned: close what it made.
@@ -963,6 +965,8 @@ export class PoolCore {
       (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) ||
       conn.lost !== undefined ||
       conn.closing !== undefined ||
+      // The pipe to a stdio server broke (it closed its stdin): its loss is reported shortly.
+      (err as { code?: unknown } | undefined)?.code === 'EPIPE' ||
       // The transport closed and its loss is not reported yet (a stdio exit waits
       // briefly for the last stderr lines): the SDK answers "Not connected".
       conn.client?.transport === undefined;
@@ -983,6 +987,13 @@ export class PoolCore {
           signal: lost?.signal,
           stderrTail: lost?.stderrTail || undefined,
         }),
+      );
+    }
+    if (isResponseTooLarge(err)) {
+      return new McpPoolError(
+        'RESPONSE_TOO_LARGE',
+        `MCP server "${name}" answered "${tool}", but ${err.message.replace(/^MCP error -?\d+:\s*/, '')}. Ask the tool for less (a smaller range or page), or raise limits.maxMessageBytes.`,
+        { server: name, cause: err },
       );
     }
     // The SDK prefixes "MCP error <code>: " on each side of the wire: say it once.

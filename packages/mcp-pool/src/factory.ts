@@ -94,6 +94,7 @@ export function defaultTransportFactory(server: ResolvedServer, ctx: TransportCo
       stderrBytes: ctx.stderrBytes,
       killGraceMs: ctx.killGraceMs,
       markerNamespace: ctx.markerNamespace,
+      ...(ctx.maxMessageBytes !== undefined ? { maxLineBytes: ctx.maxMessageBytes } : {}),
       clock: ctx.clock,
       serverName: server.name,
       onSpawn: ctx.onPid,

@@ -15,6 +15,12 @@ export interface PoolLimits {
    * @default 16
    */
   maxConnections?: number;
+  /**
+   * Largest message read from a stdio server (one stdout line), in bytes. A
+   * larger response fails its call at once with `RESPONSE_TOO_LARGE` and the
+   * connection stays up. @default 10485760 (10 MiB)
+   */
+  maxMessageBytes?: number;
 }
 
 /** Time limits, in ms. A server's own `connectTimeoutMs` / `callTimeoutMs` / `idleTimeoutMs` wins. */
@@ -65,6 +71,7 @@ export interface ResolvedPoolSettings {
   idleMs: number;
   killGraceMs: number;
   stderrBytes: number;
+  maxMessageBytes: number;
 }
 
 function num(v: number | undefined, d: number, min: number): number {
@@ -81,5 +88,6 @@ export function resolveSettings(o: McpPoolOptions): ResolvedPoolSettings {
     idleMs: num(o.timeouts?.idleMs, 600_000, 0),
     killGraceMs: num(o.timeouts?.killGraceMs, 2_000, 0),
     stderrBytes: Math.floor(num(o.stderrBytes, 16_384, 256)),
+    maxMessageBytes: Math.floor(num(o.limits?.maxMessageBytes, 10 * 1024 * 1024, 1024)),
   };
 }

@@ -83,6 +83,8 @@ export interface TransportContext {
   killGraceMs: number;
   /** Marker namespace for spawned processes (proc-reaper). */
   markerNamespace?: string | undefined;
+  /** Largest message (stdio: stdout line) accepted, in bytes. */
+  maxMessageBytes?: number | undefined;
 }
 
 /**
