@@ -45,6 +45,12 @@ export interface MachineState {
    * still dial it).
    */
   dialed: boolean;
+  /**
+   * Closed to make room under the connection limit: not due for an automatic
+   * dial (so `ensureConnected()` does not dial it and evict another one), but
+   * dialed on demand by a call or `connect()`. Cleared by the next dial.
+   */
+  evicted?: boolean | undefined;
   /** Reconnection attempts started since the connection dropped (0 otherwise). */
   attempt: number;
   /**
@@ -158,6 +164,7 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           status: 'connecting',
           generation: event.generation,
           dialed: true,
+          evicted: undefined,
           attempt: 0,
           streak: 0,
           error: undefined,
@@ -275,8 +282,15 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
 
     case 'IDLE': {
       if (event.generation !== s.generation || s.status !== 'connected') return same(s);
+      const evicted = event.reason === 'evicted';
       return [
-        { ...down(s), status: 'disconnected', dialed: false, error: undefined },
+        {
+          ...down(s),
+          status: 'disconnected',
+          dialed: evicted,
+          evicted: evicted || undefined,
+          error: undefined,
+        },
         [{ type: 'close', generation: s.generation, reason: event.reason }],
       ];
     }
@@ -289,7 +303,7 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
       // Always close the current generation (idempotent at the runtime), even if
       // the state looks closed: a disconnect must kill whatever may be running.
       return [
-        { ...down(s), status: 'disconnected', dialed: false, error: undefined },
+        { ...down(s), status: 'disconnected', dialed: false, evicted: undefined, error: undefined },
         [{ type: 'cancelRetry' }, { type: 'close', generation: s.generation, reason }],
       ];
     }

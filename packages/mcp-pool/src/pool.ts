@@ -304,6 +304,21 @@ abstract class PoolView implements McpPoolApi {
       );
     }
     if (!e.slot.users.has(e.token)) this.core.use(e.token, e.slot);
+    // Closed to make room: dialed on demand (the hot path never gets here).
+    if (e.slot.state.evicted === true && e.slot.state.status === 'disconnected') {
+      return this.dialThenCall(e, tool, args, opts);
+    }
+    return this.core.callTool(e.slot, tool, args, opts);
+  }
+
+  private async dialThenCall(
+    e: Entry,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    opts: CallToolOptions | undefined,
+  ): Promise<CallToolResult> {
+    const p = this.core.dial(e.slot, 'explicit');
+    if (p) await p;
     return this.core.callTool(e.slot, tool, args, opts);
   }
 
