@@ -26,7 +26,9 @@ import {
 } from './machine';
 import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
 import { isResponseTooLarge } from './oversize-line';
+import { listToolsLeniently } from './tool-list';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
+import type { PoolWarning } from './warnings';
 
 /** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -223,6 +225,18 @@ export class PoolCore {
     this.factory = opts.transportFactory ?? defaultTransportFactory;
     this.shared = opts.shared === true;
     this.markerNamespace = opts.markerNamespace;
+    this.onWarning = opts.onWarning;
+  }
+
+  private readonly onWarning: ((warning: PoolWarning) => void) | undefined;
+
+  /** Tell the host's `onWarning` listener; its failures are its own. */
+  warn(warning: PoolWarning): void {
+    try {
+      this.onWarning?.(warning);
+    } catch {
+      // a listener's failure is its own
+    }
   }
 
   get destroyed(): boolean {
@@ -440,7 +454,7 @@ export class PoolCore {
         void this.refreshTools(slot, conn);
       });
       await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
-      const listed = await raceAbort(this.listTools(client, signal), signal);
+      const listed = await raceAbort(this.listTools(slot, client, signal), signal);
       this.dispatch(
         slot,
         withoutUndefined({
@@ -472,19 +486,24 @@ export class PoolCore {
     }
   }
 
-  private async listTools(client: Client, signal: AbortSignal): Promise<{ tools: Tool[]; dropped: number }> {
+  private async listTools(
+    slot: Slot,
+    client: Client,
+    signal: AbortSignal,
+  ): Promise<{ tools: Tool[]; dropped: number }> {
     if (!client.getServerCapabilities()?.tools) return { tools: [], dropped: 0 };
-    const all: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-        signal,
-        timeout: NO_SDK_TIMEOUT,
+    // Each tool is checked on its own: one malformed tool never takes the server down.
+    const checked = await listToolsLeniently(client, { signal, timeout: NO_SDK_TIMEOUT }, MAX_TOOL_PAGES);
+    const name = slot.server.name;
+    for (const d of checked.dropped) {
+      this.warn({
+        code: 'TOOL_DROPPED',
+        server: name,
+        tool: d.tool,
+        message: `MCP server "${name}": tool "${d.tool}" is not usable and was left out (${d.reason}). The server's other tools are available; report this to the server's authors.`,
       });
-      all.push(...r.tools);
-      cursor = r.nextCursor;
-      if (!cursor) break;
     }
+    const all: Tool[] = checked.tools;
     const max = this.settings.maxToolsPerServer;
     return { tools: all.slice(0, max), dropped: Math.max(0, all.length - max) };
   }
@@ -623,7 +642,7 @@ export class PoolCore {
           return;
         }
         conn.refreshAfterDial = false;
-        const listed = await raceAbort(this.listTools(conn.client, conn.abort.signal), conn.abort.signal);
+        const listed = await this.boundedListTools(slot, conn, conn.client);
         this.dispatch(slot, {
           type: 'TOOLS',
           generation: conn.generation,
@@ -635,6 +654,31 @@ export class PoolCore {
       // Keep the previous tools: a failed refresh is not a failed connection.
     } finally {
       conn.refreshing = false;
+    }
+    // A change announced while a failed (or timed-out) listing ran: list again.
+    if (conn.refreshAgain && !conn.closing && slot.state.generation === conn.generation) {
+      void this.refreshTools(slot, conn);
+    }
+  }
+
+  /**
+   * One refresh listing, bounded like a dial (`connectTimeoutMs`): an
+   * unanswered `tools/list` ends, so the next `list_changed` starts a new one.
+   */
+  private async boundedListTools(slot: Slot, conn: Conn, client: Client) {
+    const ac = new AbortController();
+    const ms = slot.server.config.connectTimeoutMs ?? this.settings.connectMs;
+    const onAbort = () => ac.abort(conn.abort.signal.reason);
+    conn.abort.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = this.clock.setTimeout(
+      () => ac.abort(new Error(`tools/list not answered within ${ms} ms`)),
+      ms,
+    );
+    try {
+      return await raceAbort(this.listTools(slot, client, ac.signal), ac.signal);
+    } finally {
+      this.clock.clearTimeout(timer);
+      conn.abort.signal.removeEventListener('abort', onAbort);
     }
   }
 

@@ -3,6 +3,7 @@ import type { ResolvedServer } from '@wave/mcp-config';
 import type { ReconnectOptions } from './backoff';
 import type { Clock } from './clock';
 import type { TransportFactory } from './transport';
+import type { PoolWarning } from './warnings';
 
 /** Hard limits of a pool. */
 export interface PoolLimits {
@@ -60,6 +61,14 @@ export interface McpPoolOptions {
   stderrBytes?: number;
   /** proc-reaper marker namespace of spawned servers. @default process.env.WAVE_REAPER_NAMESPACE ?? 'wave' */
   markerNamespace?: string;
+  /**
+   * Told about what the pool tolerated or could not do, without failing a
+   * call or a connection: a malformed tool dropped from a server's list
+   * (`TOOL_DROPPED`, naming server, tool and why), a ledger that could not
+   * be written or swept (`LEDGER`). A throwing listener is ignored.
+   * @default ignore
+   */
+  onWarning?: (warning: PoolWarning) => void;
 }
 
 export interface ResolvedPoolSettings {

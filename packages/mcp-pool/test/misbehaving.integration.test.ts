@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mergeSources, type ResolvedServer } from '@wave/mcp-config';
 import { findProcessesByMarker, isPidAlive, killPids, waitFor } from '@wave/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +14,8 @@ import { McpPoolError } from '../src/errors';
 import type { McpPoolOptions } from '../src/options';
 import { McpPool } from '../src/pool';
 import { TrackedStdioTransport } from '../src/stdio-transport';
+import type { PoolWarning } from '../src/warnings';
+import { heldClock } from './held-clock';
 import { countingClock } from './helpers';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/misbehaving-stdio.mjs', import.meta.url));
@@ -158,5 +162,79 @@ describe.runIf(process.platform !== 'win32')('sends under backpressure', () => {
       await t.close();
     }
     expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+});
+
+describe('malformed tools', () => {
+  it('one malformed tool does not take the server down: repaired or dropped with a warning naming it', async () => {
+    const warnings: PoolWarning[] = [];
+    const pool = make({ MISBEHAVE_TOOLS: 'malformed' }, { onWarning: (w) => warnings.push(w) });
+    await pool.ensureConnected();
+    const rec = pool.get('bad');
+    expect(rec?.status).toBe('connected');
+    const names = rec?.tools.map((t) => t.name) ?? [];
+    expect(names).toContain('echo');
+    expect(names).toContain('gitlab_like');
+    expect(names).not.toContain('string_schema');
+    expect(names).not.toContain('array_schema');
+    expect(rec?.tools.find((t) => t.name === 'gitlab_like')?.inputSchema.type).toBe('object');
+    expect(warnings.map((w) => [w.code, w.server, w.tool])).toEqual([
+      ['TOOL_DROPPED', 'bad', '#6'],
+      ['TOOL_DROPPED', 'bad', 'string_schema'],
+      ['TOOL_DROPPED', 'bad', 'array_schema'],
+    ]);
+    expect(warnings[2]?.message).toMatch(/"bad".*"array_schema"/);
+    expect((await pool.callTool('bad', 'echo', { text: 'ok' })).content).toEqual([
+      { type: 'text', text: 'ok' },
+    ]);
+  });
+
+  it('control: the raw SDK client rejects the whole tools/list of that server', async () => {
+    const client = new Client({ name: 'raw', version: '1' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [FIXTURE],
+      env: { ...getDefaultEnvironment(), MISBEHAVE_TOOLS: 'malformed', WAVE_REAPER_ID: `${ns}:raw` },
+    });
+    try {
+      await client.connect(transport);
+      await expect(client.listTools()).rejects.toThrow();
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('tool refresh', () => {
+  it('an unanswered tools/list refresh ends after its timeout; the next list_changed starts a new refresh', async () => {
+    const HOLD = 3_600_000;
+    const clock = heldClock(HOLD);
+    const pool = McpPool.create({
+      servers: resolve({ MISBEHAVE_LIST: 'ignore-second' }),
+      markerNamespace: ns,
+      clock,
+      timeouts: { connectMs: HOLD },
+    });
+    pools.push(pool);
+    await pool.ensureConnected();
+    expect(pool.get('bad')?.tools.map((t) => t.name)).toContain('listed_1');
+    // list_changed -> the second tools/list, which the server never answers.
+    await pool.callTool('bad', 'change', {});
+    await waitFor(() => clock.held() === 1, { timeoutMs: 30_000, message: 'the refresh timer' });
+    // Another change while that refresh hangs.
+    await pool.callTool('bad', 'change', {});
+    clock.fireHeld();
+    await waitFor(() => pool.get('bad')?.tools.some((t) => t.name === 'listed_3'), {
+      timeoutMs: 30_000,
+      message: 'a new refresh after the timed-out one',
+    });
+    // And later notifications keep working.
+    await pool.callTool('bad', 'change', {});
+    await waitFor(() => pool.get('bad')?.tools.some((t) => t.name === 'listed_4'), {
+      timeoutMs: 30_000,
+      message: 'the next refresh',
+    });
+    await pool.destroy();
+    expect(clock.pending()).toBe(0);
   });
 });
