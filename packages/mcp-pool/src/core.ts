@@ -9,6 +9,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
+import type { KillResult, Ledger } from '@wave/proc-reaper';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
 import { type Clock, systemClock } from './clock';
 import { McpPoolError, type PoolErrorCode } from './errors';
@@ -26,6 +27,7 @@ import {
 } from './machine';
 import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
 import { isResponseTooLarge } from './oversize-line';
+import { createProcessLedger } from './process-ledger';
 import { listToolsLeniently } from './tool-list';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
 import type { PoolWarning } from './warnings';
@@ -226,8 +228,48 @@ export class PoolCore {
     this.shared = opts.shared === true;
     this.markerNamespace = opts.markerNamespace;
     this.onWarning = opts.onWarning;
+    this.home = opts.home;
+    this.sweepOnStart = opts.sweepOnStart !== false;
   }
 
+  private readonly home: string | undefined;
+  private readonly sweepOnStart: boolean;
+  private ledgerInstance: Ledger | undefined;
+  private sweeping: Promise<KillResult[]> | undefined;
+  private swept = false;
+
+  /** The process ledger of this pool (created on first use; creating it does no I/O). */
+  private ledger(): Ledger {
+    this.ledgerInstance ??= createProcessLedger(this.home, (message) =>
+      this.warn({ code: 'LEDGER', message }),
+    );
+    return this.ledgerInstance;
+  }
+
+  /**
+   * Reap the process trees recorded by hosts that are no longer running, and
+   * delete their ledgers. Runs once on the first dial unless `sweepOnStart`
+   * is false; a call while one runs shares it. Never rejects.
+   */
+  sweepLedgers(): Promise<KillResult[]> {
+    this.swept = true;
+    if (this.sweeping) return this.sweeping;
+    const run = this.ledger()
+      .sweep({ graceMs: this.settings.killGraceMs })
+      .catch((err: unknown) => {
+        this.warn({
+          code: 'LEDGER',
+          message: `Could not sweep the process ledgers of earlier hosts: ${errText(err)}.`,
+        });
+        return [] as KillResult[];
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    this.sweeping = run;
+    this.track(run);
+    return run;
+  }
   private readonly onWarning: ((warning: PoolWarning) => void) | undefined;
 
   /** Tell the host's `onWarning` listener; its failures are its own. */
@@ -400,6 +442,7 @@ export class PoolCore {
   }
 
   private startDial(slot: Slot, generation: number): void {
+    if (!this.swept && this.sweepOnStart) void this.sweepLedgers();
     const abort = new AbortController();
     if (generation === this.blockedGeneration) abort.abort({ kind: 'limit' } satisfies DialAbort);
     const conn: Conn = { generation, abort, settled: Promise.resolve() };
@@ -427,6 +470,13 @@ export class PoolCore {
           killGraceMs: this.settings.killGraceMs,
           markerNamespace: this.markerNamespace,
           maxMessageBytes: this.settings.maxMessageBytes,
+          ledger: this.ledger(),
+          onLedgerError: (err) =>
+            this.warn({
+              code: 'LEDGER',
+              server: server.name,
+              message: `MCP server "${server.name}": its process tree could not be recorded in the process ledger (${errText(err)}); if this host crashes, the next one cannot reap it.`,
+            }),
         }),
       );
       // A factory that answers after the dial was abandoned: close what it made.

@@ -95,6 +95,8 @@ export function defaultTransportFactory(server: ResolvedServer, ctx: TransportCo
       killGraceMs: ctx.killGraceMs,
       markerNamespace: ctx.markerNamespace,
       ...(ctx.maxMessageBytes !== undefined ? { maxLineBytes: ctx.maxMessageBytes } : {}),
+      ledger: ctx.ledger,
+      onLedgerError: ctx.onLedgerError,
       clock: ctx.clock,
       serverName: server.name,
       onSpawn: ctx.onPid,

@@ -69,6 +69,19 @@ export interface McpPoolOptions {
    * @default ignore
    */
   onWarning?: (warning: PoolWarning) => void;
+  /**
+   * The wave home: every stdio process tree the pool spawns is recorded in a
+   * ledger under `<home>/processes/` (released when the tree is killed), so
+   * a later host can reap what a crashed one left behind.
+   * @default $WAVE_HOME, else ~/.wave (as `@wave/mcp-config` resolves it)
+   */
+  home?: string;
+  /**
+   * Reap the trees recorded by hosts that are no longer running, once, when
+   * the pool first dials (see {@link McpPool.sweepLedgers}).
+   * @default true
+   */
+  sweepOnStart?: boolean;
 }
 
 export interface ResolvedPoolSettings {

@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigSource, Lifecycle, ResolvedServer } from '@wave/mcp-config';
+import type { KillResult } from '@wave/proc-reaper';
 import { type CallOptions, PoolCore, type Slot } from './core';
 import { McpPoolError } from './errors';
 import type { ServerErrorInfo, ServerStatus } from './machine';
@@ -442,6 +443,16 @@ export class McpPool extends PoolView {
   /** True when created with `shared: true`. */
   get shared(): boolean {
     return this.core.shared;
+  }
+
+  /**
+   * Reap the process trees that hosts no longer running recorded under
+   * `<home>/processes/`, and delete their ledgers. The pool does this once
+   * by itself on its first dial (unless `sweepOnStart: false`); a call while
+   * a sweep runs shares it. Never rejects (failures go to `onWarning`).
+   */
+  sweepLedgers(): Promise<KillResult[]> {
+    return this.core.sweepLedgers();
   }
 
   /** Connections currently connecting, connected or reconnecting. */
