@@ -14,8 +14,11 @@ import {
 } from '@wave/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpPoolError } from '../src/errors';
+import { defaultTransportFactory } from '../src/factory';
 import type { McpPoolOptions } from '../src/options';
 import { McpPool } from '../src/pool';
+import type { TransportHandle } from '../src/transport';
+import { heldClock } from './held-clock';
 import { countingClock } from './helpers';
 
 let ns: string;
@@ -297,10 +300,30 @@ describe('stdio servers (real processes)', () => {
   });
 
   it('noisy-stdout garbage-only -> clear INVALID_STDOUT error quoting the garbage; the host is fine', async () => {
-    const pool = make({
-      noisy: fixture('noisy-stdout', { NOISY_MODE: 'garbage-only' }, { connectTimeoutMs: 700 }),
+    // The connect timeout is what ends this dial: it starts counting only once the
+    // fixture's garbage was read, however slowly the machine starts it.
+    const HOLD = 3_600_000;
+    const clock = heldClock(HOLD);
+    clocks.push(clock);
+    const handles: TransportHandle[] = [];
+    const pool = make(
+      { noisy: fixture('noisy-stdout', { NOISY_MODE: 'garbage-only' }, { connectTimeoutMs: HOLD }) },
+      {
+        clock,
+        transportFactory: (server, ctx) => {
+          const h = defaultTransportFactory(server, ctx);
+          handles.push(h);
+          return h;
+        },
+      },
+    );
+    const dial = pool.connect('noisy');
+    await waitFor(() => (handles[0]?.diagnostics().invalidStdout?.count ?? 0) >= 4, {
+      timeoutMs: 30_000,
+      message: 'the garbage lines read',
     });
-    const rec = await pool.connect('noisy');
+    clock.fireHeld();
+    const rec = await dial;
     expect(rec.status).toBe('error');
     expect(rec.error?.code).toBe('INVALID_STDOUT');
     expect(rec.error?.message).toContain('noisy-stdout: starting up...');
