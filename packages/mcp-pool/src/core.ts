@@ -43,6 +43,8 @@ const MAX_TOOL_PAGES = 100;
 /** Abort reasons of a dial. */
 type DialAbort =
   | { kind: 'timeout'; ms: number }
+  /** The connection dropped after the handshake, while the dial was still listing tools. */
+  | { kind: 'lost'; loss: TransportLoss }
   | { kind: 'closed'; reason: CloseReason }
   | { kind: 'limit' };
 
@@ -60,6 +62,8 @@ interface Conn {
   refreshAgain?: boolean;
   /** A tools/list_changed arrived before the dial finished: list again once connected. */
   refreshAfterDial?: boolean;
+  /** `initialize` completed (a loss after it fails the dial at once, see onLost). */
+  handshaken?: boolean;
 }
 
 /**
@@ -504,6 +508,9 @@ export class PoolCore {
         void this.refreshTools(slot, conn);
       });
       await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
+      conn.handshaken = true;
+      if (conn.lost?.recoverable && !signal.aborted)
+        abort.abort({ kind: 'lost', loss: conn.lost } satisfies DialAbort);
       const listed = await raceAbort(this.listTools(slot, client, signal), signal);
       this.dispatch(
         slot,
@@ -529,7 +536,15 @@ export class PoolCore {
       const error =
         stale || reason?.kind === 'closed' ? undefined : await this.describeDialFailure(slot, conn, err);
       if (!signal.aborted) abort.abort({ kind: 'closed', reason: 'failed' } satisfies DialAbort);
-      if (error) this.dispatch(slot, { type: 'DIAL_FAIL', generation, error });
+      if (error) {
+        const recoverable = reason?.kind === 'lost';
+        this.dispatch(slot, {
+          type: 'DIAL_FAIL',
+          generation,
+          error,
+          ...(recoverable ? { recoverable } : {}),
+        });
+      }
       await this.closeConn(slot, conn, 'failed');
     } finally {
       this.clock.clearTimeout(timer);
@@ -569,6 +584,13 @@ export class PoolCore {
       return {
         code: 'CONNECTION_LIMIT',
         message: `MCP server "${name}" was not started: ${this.settings.maxConnections} connections are live and none is idle. Disconnect a server, or raise limits.maxConnections.`,
+        at: at(),
+      };
+    }
+    if (reason?.kind === 'lost') {
+      return {
+        code: 'CONNECTION_CLOSED',
+        message: `MCP server "${name}" connection lost while listing its tools: ${reason.loss.message}.`,
         at: at(),
       };
     }
@@ -655,6 +677,16 @@ export class PoolCore {
   private onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
     if (conn.lost || conn.closing) return;
     conn.lost = loss;
+    // Dropped after the handshake while the dial still lists tools: its requests may never be
+    // answered, so the dial fails now (and, being recoverable, retries) instead of timing out.
+    if (
+      conn.handshaken &&
+      loss.recoverable &&
+      !conn.abort.signal.aborted &&
+      slot.state.status !== 'connected'
+    ) {
+      conn.abort.abort({ kind: 'lost', loss } satisfies DialAbort);
+    }
     this.dispatch(slot, this.lostEvent(slot, conn, loss));
   }
 

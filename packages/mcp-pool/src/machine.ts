@@ -88,7 +88,12 @@ export type MachineEvent =
       pid?: number | undefined;
       at: number;
     }
-  | { type: 'DIAL_FAIL'; generation: number; error: ServerErrorInfo }
+  /**
+   * The dial failed. `recoverable`: the connection was established and then
+   * dropped during the dial (http/sse): the first dial too waits and retries
+   * with backoff instead of ending in `error`.
+   */
+  | { type: 'DIAL_FAIL'; generation: number; error: ServerErrorInfo; recoverable?: boolean }
   /** The process of an in-flight stdio dial started. */
   | { type: 'PID'; generation: number; pid: number }
   /** The transport ended without being asked to: process exit (not recoverable) or http/sse drop (recoverable). */
@@ -200,6 +205,15 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
 
     case 'DIAL_FAIL': {
       if (event.generation !== s.generation) return same(s);
+      if (s.status === 'connecting' && event.recoverable === true && opts.maxReconnectAttempts > 0) {
+        return [
+          { ...down(s), status: 'reconnecting', attempt: 0, error: event.error },
+          [
+            { type: 'close', generation: event.generation, reason: 'failed' },
+            { type: 'scheduleRetry', generation: event.generation, attempt: 0 },
+          ],
+        ];
+      }
       if (s.status === 'connecting') {
         return [
           { ...down(s), status: 'error', error: event.error },

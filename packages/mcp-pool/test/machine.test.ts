@@ -211,6 +211,16 @@ const rows: Row[] = [
     [],
   ],
   [
+    'first dial dropped after the handshake (recoverable) -> reconnecting with backoff, not error',
+    connecting,
+    { type: 'DIAL_FAIL', generation: 1, error: err(), recoverable: true },
+    { status: 'reconnecting', attempt: 0, error: err() },
+    [
+      { type: 'close', generation: 1, reason: 'failed' },
+      { type: 'scheduleRetry', generation: 1, attempt: 0 },
+    ],
+  ],
+  [
     'lost while connecting ignored (the dial reports)',
     connecting,
     { type: 'LOST', generation: 1, error: err(), recoverable: false },
