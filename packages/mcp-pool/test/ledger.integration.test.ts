@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mergeSources, type ResolvedServer } from '@wave/mcp-config';
@@ -160,6 +160,24 @@ describe('process ledger', () => {
     expect(after.entries.map((e: { pid: number }) => e.pid)).toEqual([pool.get('b')?.pid]);
     await pool.destroy();
     expect(ledgerFiles()).toEqual([]);
+  });
+
+  it('a ledger that cannot be written never fails a connection: a LEDGER warning names the server', async () => {
+    // The home is a regular file: <home>/processes cannot be created.
+    const notADir = join(home.root, 'not-a-dir');
+    writeFileSync(notADir, 'x');
+    const warnings: PoolWarning[] = [];
+    const pool = McpPool.create({
+      servers: resolve({ hello: fixtureServer('hello') }),
+      home: notADir,
+      markerNamespace: ns,
+      onWarning: (w) => warnings.push(w),
+    });
+    pools.push(pool);
+    await pool.ensureConnected();
+    expect(pool.get('hello')?.status).toBe('connected');
+    expect(warnings.some((w) => w.code === 'LEDGER' && w.server === 'hello')).toBe(true);
+    expect(warnings.find((w) => w.server === 'hello')?.message).toMatch(/"hello".*could not be recorded/);
   });
 
   it('sweepOnStart: false leaves the ledgers of dead hosts alone', async () => {

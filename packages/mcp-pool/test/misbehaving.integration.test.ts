@@ -4,11 +4,13 @@
  * sends waiting on a full pipe.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mergeSources, type ResolvedServer } from '@wave/mcp-config';
-import { findProcessesByMarker, isPidAlive, killPids, waitFor } from '@wave/testkit';
+import { findProcessesByMarker, isPidAlive, killPids, makeTempDir, realServer, waitFor } from '@wave/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpPoolError } from '../src/errors';
 import type { McpPoolOptions } from '../src/options';
@@ -99,6 +101,38 @@ describe('responses over the message size limit', () => {
     await pool.ensureConnected();
     expect(await codeOf(pool.callTool('bad', 'big', { bytes: 100_000 }))).toBe('RESPONSE_TOO_LARGE');
     expect((await pool.callTool('bad', 'big', { bytes: 60_000 })).isError).toBeUndefined();
+  });
+});
+
+describe('responses over the limit from a real server', () => {
+  it('server-filesystem read_text_file of an 8 MB file (a ~16 MB line): RESPONSE_TOO_LARGE at once; a 2 MB file works', async () => {
+    const tmp = await makeTempDir();
+    try {
+      writeFileSync(join(tmp.path, 'big.txt'), 'a'.repeat(8 * 1024 * 1024));
+      writeFileSync(join(tmp.path, 'medium.txt'), 'b'.repeat(2 * 1024 * 1024));
+      const spec = realServer('filesystem', { allowedDirs: [tmp.path] });
+      const { servers } = mergeSources([{ source: 'constructor', servers: { fs: spec } }], {
+        workdir: tmp.path,
+      });
+      const clock = countingClock();
+      clocks.push(clock);
+      const pool = McpPool.create({ servers, markerNamespace: ns, clock });
+      pools.push(pool);
+      await pool.ensureConnected();
+      expect(pool.get('fs')?.status).toBe('connected');
+      const err = await pool
+        .callTool('fs', 'read_text_file', { path: join(tmp.path, 'big.txt') }, { timeoutMs: 120_000 })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect((err as McpPoolError).code).toBe('RESPONSE_TOO_LARGE');
+      expect(pool.get('fs')?.status).toBe('connected');
+      const ok = await pool.callTool('fs', 'read_text_file', { path: join(tmp.path, 'medium.txt') });
+      expect(JSON.stringify(ok.content).length).toBeGreaterThan(2 * 1024 * 1024);
+    } finally {
+      await tmp.cleanup();
+    }
   });
 });
 
