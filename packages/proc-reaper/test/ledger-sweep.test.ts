@@ -102,3 +102,35 @@ describe('ledger.sweep() entry by entry', () => {
     expect(warnings[0]).toMatch(/pid 40/);
   });
 });
+
+describe('killTree of a recorded pid that now belongs to the caller', () => {
+  const reaperOf = (os: FakeOS) =>
+    createReaper({
+      adapter: os.posixAdapter({ markers: true }),
+      clock: os.clock(),
+      selfPid: SELF,
+      killWaitMs: 200,
+    });
+
+  it('start time differs (recycled): no SELF_TARGET, the caller is untouched, the marker still finds the tree', async () => {
+    const os = world();
+    // An orphan of the recorded tree, found only by its marker.
+    os.add({ pid: 300, ppid: 1, pgid: 300, sid: 300, marker: 'wave:gone' });
+    const r = await reaperOf(os).killTree({
+      pid: SELF,
+      startTime: 999,
+      marker: 'wave:gone',
+      trustPid: false,
+    });
+    expect(r.pids).toEqual([300]);
+    expect(os.alive().sort((a, b) => a - b)).toEqual([1, 40, SELF]);
+  });
+
+  it('same start time (really the caller or its parent): still SELF_TARGET', async () => {
+    const os = world();
+    await expect(reaperOf(os).killTree({ pid: 40, startTime: 2, trustPid: false })).rejects.toMatchObject({
+      code: 'SELF_TARGET',
+    });
+    await expect(reaperOf(os).killTree(SELF)).rejects.toMatchObject({ code: 'SELF_TARGET' });
+  });
+});
