@@ -227,13 +227,28 @@ export class PoolCore {
       stableMs: this.reconnect.maxDelayMs,
     };
     this.clock = opts.clock ?? systemClock();
+    this.onWarning = opts.onWarning;
+    this.home = opts.home;
+    this.sweepOnStart = opts.sweepOnStart !== false;
     this.random = opts.random ?? Math.random;
     this.factory = opts.transportFactory ?? defaultTransportFactory;
     this.shared = opts.shared === true;
     this.markerNamespace = opts.markerNamespace;
-    this.onWarning = opts.onWarning;
-    this.home = opts.home;
-    this.sweepOnStart = opts.sweepOnStart !== false;
+  }
+
+  get destroyed(): boolean {
+    return this.destroyedFlag;
+  }
+
+  /** Slot key of a server: its name in a private pool, its fingerprint in a shared one. */
+  keyOf(server: ResolvedServer): string {
+    return this.shared ? `fp:${server.fingerprint}` : `name:${server.name}\u0000${server.fingerprint}`;
+  }
+
+  /** Subscribe to "something changed" (batched per microtask). */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private readonly home: string | undefined;
@@ -283,21 +298,6 @@ export class PoolCore {
     } catch {
       // a listener's failure is its own
     }
-  }
-
-  get destroyed(): boolean {
-    return this.destroyedFlag;
-  }
-
-  /** Slot key of a server: its name in a private pool, its fingerprint in a shared one. */
-  keyOf(server: ResolvedServer): string {
-    return this.shared ? `fp:${server.fingerprint}` : `name:${server.name}\u0000${server.fingerprint}`;
-  }
-
-  /** Subscribe to "something changed" (batched per microtask). */
-  subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   // ---------------------------------------------------------------- membership

@@ -7,6 +7,12 @@ import type { PoolWarning } from './warnings';
 
 /** Hard limits of a pool. */
 export interface PoolLimits {
+  /**
+   * Largest message read from a stdio server (one stdout line), in bytes. A
+   * larger response fails its call at once with `RESPONSE_TOO_LARGE` and the
+   * connection stays up. @default 10485760 (10 MiB)
+   */
+  maxMessageBytes?: number;
   /** Tools kept per server; the rest are counted in `toolsDropped`. @default 64 */
   maxToolsPerServer?: number;
   /**
@@ -16,12 +22,6 @@ export interface PoolLimits {
    * @default 16
    */
   maxConnections?: number;
-  /**
-   * Largest message read from a stdio server (one stdout line), in bytes. A
-   * larger response fails its call at once with `RESPONSE_TOO_LARGE` and the
-   * connection stays up. @default 10485760 (10 MiB)
-   */
-  maxMessageBytes?: number;
 }
 
 /** Time limits, in ms. A server's own `connectTimeoutMs` / `callTimeoutMs` / `idleTimeoutMs` wins. */
@@ -38,6 +38,27 @@ export interface PoolTimeouts {
 
 /** Options of {@link McpPool.create}. */
 export interface McpPoolOptions {
+  /**
+   * Told about what the pool tolerated or could not do, without failing a
+   * call or a connection: a malformed tool dropped from a server's list
+   * (`TOOL_DROPPED`, naming server, tool and why), a ledger that could not
+   * be written or swept (`LEDGER`). A throwing listener is ignored.
+   * @default ignore
+   */
+  onWarning?: (warning: PoolWarning) => void;
+  /**
+   * The wave home: every stdio process tree the pool spawns is recorded in a
+   * ledger under `<home>/processes/` (released when the tree is killed), so
+   * a later host can reap what a crashed one left behind.
+   * @default $WAVE_HOME, else ~/.wave (as `@wave/mcp-config` resolves it)
+   */
+  home?: string;
+  /**
+   * Reap the trees recorded by hosts that are no longer running, once, when
+   * the pool first dials (see {@link McpPool.sweepLedgers}).
+   * @default true
+   */
+  sweepOnStart?: boolean;
   /** The servers of this pool (usually `loadMcpConfig().servers`). @default [] */
   servers?: readonly ResolvedServer[];
   /** How the pool introduces itself in `initialize`. @default { name: 'wave-mcp-pool', version: '0.1.0' } */
@@ -61,27 +82,6 @@ export interface McpPoolOptions {
   stderrBytes?: number;
   /** proc-reaper marker namespace of spawned servers. @default process.env.WAVE_REAPER_NAMESPACE ?? 'wave' */
   markerNamespace?: string;
-  /**
-   * Told about what the pool tolerated or could not do, without failing a
-   * call or a connection: a malformed tool dropped from a server's list
-   * (`TOOL_DROPPED`, naming server, tool and why), a ledger that could not
-   * be written or swept (`LEDGER`). A throwing listener is ignored.
-   * @default ignore
-   */
-  onWarning?: (warning: PoolWarning) => void;
-  /**
-   * The wave home: every stdio process tree the pool spawns is recorded in a
-   * ledger under `<home>/processes/` (released when the tree is killed), so
-   * a later host can reap what a crashed one left behind.
-   * @default $WAVE_HOME, else ~/.wave (as `@wave/mcp-config` resolves it)
-   */
-  home?: string;
-  /**
-   * Reap the trees recorded by hosts that are no longer running, once, when
-   * the pool first dials (see {@link McpPool.sweepLedgers}).
-   * @default true
-   */
-  sweepOnStart?: boolean;
 }
 
 export interface ResolvedPoolSettings {

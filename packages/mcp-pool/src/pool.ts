@@ -1,6 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigSource, Lifecycle, ResolvedServer } from '@wave/mcp-config';
-import type { KillResult } from '@wave/proc-reaper';
 import { type CallOptions, PoolCore, type Slot } from './core';
 import { McpPoolError } from './errors';
 import type { ServerErrorInfo, ServerStatus } from './machine';
@@ -451,7 +450,7 @@ export class McpPool extends PoolView {
    * by itself on its first dial (unless `sweepOnStart: false`); a call while
    * a sweep runs shares it. Never rejects (failures go to `onWarning`).
    */
-  sweepLedgers(): Promise<KillResult[]> {
+  sweepLedgers(): ReturnType<PoolCore['sweepLedgers']> {
     return this.core.sweepLedgers();
   }
 
