@@ -116,7 +116,14 @@ describe('responses over the limit from a real server', () => {
       });
       const clock = countingClock();
       clocks.push(clock);
-      const pool = McpPool.create({ servers, markerNamespace: ns, clock });
+      // server-filesystem works in the roots a client offers; a pool that declares roots offers
+      // its `workdir` (an option of pools with client features), so that is the temp dir too.
+      const pool = McpPool.create({
+        servers,
+        markerNamespace: ns,
+        clock,
+        workdir: tmp.path,
+      } as McpPoolOptions);
       pools.push(pool);
       await pool.ensureConnected();
       expect(pool.get('fs')?.status).toBe('connected');
@@ -126,6 +133,7 @@ describe('responses over the limit from a real server', () => {
           () => undefined,
           (e: unknown) => e,
         );
+      expect(err).toBeInstanceOf(McpPoolError);
       expect((err as McpPoolError).code).toBe('RESPONSE_TOO_LARGE');
       expect(pool.get('fs')?.status).toBe('connected');
       const ok = await pool.callTool('fs', 'read_text_file', { path: join(tmp.path, 'medium.txt') });
