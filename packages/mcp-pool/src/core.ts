@@ -9,6 +9,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
+import type { KillResult, Ledger } from '@wave/proc-reaper';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
 import {
   type ClientFeatureOverrides,
@@ -36,8 +37,12 @@ import {
   transition,
 } from './machine';
 import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
+import { isResponseTooLarge } from './oversize-line';
+import { createProcessLedger } from './process-ledger';
 import { ListCache, refreshLists } from './resources';
+import { listToolsLeniently } from './tool-list';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
+import type { PoolWarning } from './warnings';
 
 /** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -55,6 +60,8 @@ export type ServerEvent =
 /** Abort reasons of a dial. */
 type DialAbort =
   | { kind: 'timeout'; ms: number }
+  /** The connection dropped after the handshake, while the dial was still listing tools. */
+  | { kind: 'lost'; loss: TransportLoss }
   | { kind: 'closed'; reason: CloseReason }
   | { kind: 'limit' };
 
@@ -72,6 +79,8 @@ interface Conn {
   refreshAgain?: boolean;
   /** A tools/list_changed arrived before the dial finished: list again once connected. */
   refreshAfterDial?: boolean;
+  /** `initialize` completed (a loss after it fails the dial at once, see onLost). */
+  handshaken?: boolean;
 }
 
 /**
@@ -256,6 +265,9 @@ export class PoolCore {
       stableMs: this.reconnect.maxDelayMs,
     };
     this.clock = opts.clock ?? systemClock();
+    this.onWarning = opts.onWarning;
+    this.home = opts.home;
+    this.sweepOnStart = opts.sweepOnStart !== false;
     this.random = opts.random ?? Math.random;
     this.factory = opts.transportFactory ?? defaultTransportFactory;
     this.shared = opts.shared === true;
@@ -282,6 +294,55 @@ export class PoolCore {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private readonly home: string | undefined;
+  private readonly sweepOnStart: boolean;
+  private ledgerInstance: Ledger | undefined;
+  private sweeping: Promise<KillResult[]> | undefined;
+  private swept = false;
+
+  /** The process ledger of this pool (created on first use; creating it does no I/O). */
+  private ledger(): Ledger {
+    this.ledgerInstance ??= createProcessLedger(this.home, (message) =>
+      this.warn({ code: 'LEDGER', message }),
+    );
+    return this.ledgerInstance;
+  }
+
+  /**
+   * Reap the process trees recorded by hosts that are no longer running, and
+   * delete their ledgers. Runs once on the first dial unless `sweepOnStart`
+   * is false; a call while one runs shares it. Never rejects.
+   */
+  sweepLedgers(): Promise<KillResult[]> {
+    this.swept = true;
+    if (this.sweeping) return this.sweeping;
+    const run = this.ledger()
+      .sweep({ graceMs: this.settings.killGraceMs })
+      .catch((err: unknown) => {
+        this.warn({
+          code: 'LEDGER',
+          message: `Could not sweep the process ledgers of earlier hosts: ${errText(err)}.`,
+        });
+        return [] as KillResult[];
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    this.sweeping = run;
+    this.track(run);
+    return run;
+  }
+  private readonly onWarning: ((warning: PoolWarning) => void) | undefined;
+
+  /** Tell the host's `onWarning` listener; its failures are its own. */
+  warn(warning: PoolWarning): void {
+    try {
+      this.onWarning?.(warning);
+    } catch {
+      // a listener's failure is its own
+    }
   }
 
   // ---------------------------------------------------------------- membership
@@ -430,6 +491,7 @@ export class PoolCore {
   }
 
   private startDial(slot: Slot, generation: number): void {
+    if (!this.swept && this.sweepOnStart) void this.sweepLedgers();
     const abort = new AbortController();
     if (generation === this.blockedGeneration) abort.abort({ kind: 'limit' } satisfies DialAbort);
     const conn: Conn = { generation, abort, settled: Promise.resolve() };
@@ -456,6 +518,14 @@ export class PoolCore {
           stderrBytes: this.settings.stderrBytes,
           killGraceMs: this.settings.killGraceMs,
           markerNamespace: this.markerNamespace,
+          maxMessageBytes: this.settings.maxMessageBytes,
+          ledger: this.ledger(),
+          onLedgerError: (err) =>
+            this.warn({
+              code: 'LEDGER',
+              server: server.name,
+              message: `MCP server "${server.name}": its process tree could not be recorded in the process ledger (${errText(err)}); if this host crashes, the next one cannot reap it.`,
+            }),
         }),
       );
       // A factory that answers after the dial was abandoned: close what it made.
@@ -494,7 +564,10 @@ export class PoolCore {
           ),
       });
       await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
-      const listed = await raceAbort(this.listTools(client, signal), signal);
+      conn.handshaken = true;
+      if (conn.lost?.recoverable && !signal.aborted)
+        abort.abort({ kind: 'lost', loss: conn.lost } satisfies DialAbort);
+      const listed = await raceAbort(this.listTools(slot, client, signal), signal);
       this.dispatch(
         slot,
         withoutUndefined({
@@ -519,26 +592,39 @@ export class PoolCore {
       const error =
         stale || reason?.kind === 'closed' ? undefined : await this.describeDialFailure(slot, conn, err);
       if (!signal.aborted) abort.abort({ kind: 'closed', reason: 'failed' } satisfies DialAbort);
-      if (error) this.dispatch(slot, { type: 'DIAL_FAIL', generation, error });
+      if (error) {
+        const recoverable = reason?.kind === 'lost';
+        this.dispatch(slot, {
+          type: 'DIAL_FAIL',
+          generation,
+          error,
+          ...(recoverable ? { recoverable } : {}),
+        });
+      }
       await this.closeConn(slot, conn, 'failed');
     } finally {
       this.clock.clearTimeout(timer);
     }
   }
 
-  private async listTools(client: Client, signal: AbortSignal): Promise<{ tools: Tool[]; dropped: number }> {
+  private async listTools(
+    slot: Slot,
+    client: Client,
+    signal: AbortSignal,
+  ): Promise<{ tools: Tool[]; dropped: number }> {
     if (!client.getServerCapabilities()?.tools) return { tools: [], dropped: 0 };
-    const all: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-        signal,
-        timeout: NO_SDK_TIMEOUT,
+    // Each tool is checked on its own: one malformed tool never takes the server down.
+    const checked = await listToolsLeniently(client, { signal, timeout: NO_SDK_TIMEOUT }, MAX_TOOL_PAGES);
+    const name = slot.server.name;
+    for (const d of checked.dropped) {
+      this.warn({
+        code: 'TOOL_DROPPED',
+        server: name,
+        tool: d.tool,
+        message: `MCP server "${name}": tool "${d.tool}" is not usable and was left out (${d.reason}). The server's other tools are available; report this to the server's authors.`,
       });
-      all.push(...r.tools);
-      cursor = r.nextCursor;
-      if (!cursor) break;
     }
+    const all: Tool[] = checked.tools;
     const max = this.settings.maxToolsPerServer;
     return { tools: all.slice(0, max), dropped: Math.max(0, all.length - max) };
   }
@@ -554,6 +640,13 @@ export class PoolCore {
       return {
         code: 'CONNECTION_LIMIT',
         message: `MCP server "${name}" was not started: ${this.settings.maxConnections} connections are live and none is idle. Disconnect a server, or raise limits.maxConnections.`,
+        at: at(),
+      };
+    }
+    if (reason?.kind === 'lost') {
+      return {
+        code: 'CONNECTION_CLOSED',
+        message: `MCP server "${name}" connection lost while listing its tools: ${reason.loss.message}.`,
         at: at(),
       };
     }
@@ -640,6 +733,16 @@ export class PoolCore {
   private onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
     if (conn.lost || conn.closing) return;
     conn.lost = loss;
+    // Dropped after the handshake while the dial still lists tools: its requests may never be
+    // answered, so the dial fails now (and, being recoverable, retries) instead of timing out.
+    if (
+      conn.handshaken &&
+      loss.recoverable &&
+      !conn.abort.signal.aborted &&
+      slot.state.status !== 'connected'
+    ) {
+      conn.abort.abort({ kind: 'lost', loss } satisfies DialAbort);
+    }
     this.dispatch(slot, this.lostEvent(slot, conn, loss));
   }
 
@@ -677,7 +780,7 @@ export class PoolCore {
           return;
         }
         conn.refreshAfterDial = false;
-        const listed = await raceAbort(this.listTools(conn.client, conn.abort.signal), conn.abort.signal);
+        const listed = await this.boundedListTools(slot, conn, conn.client);
         this.dispatch(slot, {
           type: 'TOOLS',
           generation: conn.generation,
@@ -689,6 +792,31 @@ export class PoolCore {
       // Keep the previous tools: a failed refresh is not a failed connection.
     } finally {
       conn.refreshing = false;
+    }
+    // A change announced while a failed (or timed-out) listing ran: list again.
+    if (conn.refreshAgain && !conn.closing && slot.state.generation === conn.generation) {
+      void this.refreshTools(slot, conn);
+    }
+  }
+
+  /**
+   * One refresh listing, bounded like a dial (`connectTimeoutMs`): an
+   * unanswered `tools/list` ends, so the next `list_changed` starts a new one.
+   */
+  private async boundedListTools(slot: Slot, conn: Conn, client: Client) {
+    const ac = new AbortController();
+    const ms = slot.server.config.connectTimeoutMs ?? this.settings.connectMs;
+    const onAbort = () => ac.abort(conn.abort.signal.reason);
+    conn.abort.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = this.clock.setTimeout(
+      () => ac.abort(new Error(`tools/list not answered within ${ms} ms`)),
+      ms,
+    );
+    try {
+      return await raceAbort(this.listTools(slot, client, ac.signal), ac.signal);
+    } finally {
+      this.clock.clearTimeout(timer);
+      conn.abort.signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -1044,6 +1172,8 @@ export class PoolCore {
       (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) ||
       conn.lost !== undefined ||
       conn.closing !== undefined ||
+      // The pipe to a stdio server broke (it closed its stdin): its loss is reported shortly.
+      (err as { code?: unknown } | undefined)?.code === 'EPIPE' ||
       // The transport closed and its loss is not reported yet (a stdio exit waits
       // briefly for the last stderr lines): the SDK answers "Not connected".
       conn.client?.transport === undefined;
@@ -1064,6 +1194,13 @@ export class PoolCore {
           signal: lost?.signal,
           stderrTail: lost?.stderrTail || undefined,
         }),
+      );
+    }
+    if (isResponseTooLarge(err)) {
+      return new McpPoolError(
+        'RESPONSE_TOO_LARGE',
+        `MCP server "${name}" answered "${tool}", but ${err.message.replace(/^MCP error -?\d+:\s*/, '')}. Ask the tool for less (a smaller range or page), or raise limits.maxMessageBytes.`,
+        { server: name, cause: err },
       );
     }
     // The SDK prefixes "MCP error <code>: " on each side of the wire: say it once.

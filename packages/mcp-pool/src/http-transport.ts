@@ -1,6 +1,7 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { watchPostResponse } from './post-response-watch';
 import type { TerminateResult, TransportHandle, TransportLoss } from './transport';
 
 /** Options of {@link httpHandle}. */
@@ -154,6 +155,9 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
       });
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
+    // A response that breaks off mid-body is a lost connection (see watchPostResponse).
+    if (method === 'POST' && res.ok && res.body)
+      return watchPostResponse(res, (why, cause) => report(why, cause));
     return res;
   };
 

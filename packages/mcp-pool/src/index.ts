@@ -59,3 +59,4 @@ export type {
   TransportHandle,
   TransportLoss,
 } from './transport';
+export type { PoolWarning, PoolWarningCode } from './warnings';

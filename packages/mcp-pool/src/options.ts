@@ -9,9 +9,16 @@ import type {
 } from './client-features';
 import type { Clock } from './clock';
 import type { TransportFactory } from './transport';
+import type { PoolWarning } from './warnings';
 
 /** Hard limits of a pool. */
 export interface PoolLimits {
+  /**
+   * Largest message read from a stdio server (one stdout line), in bytes. A
+   * larger response fails its call at once with `RESPONSE_TOO_LARGE` and the
+   * connection stays up. @default 10485760 (10 MiB)
+   */
+  maxMessageBytes?: number;
   /** Tools kept per server; the rest are counted in `toolsDropped`. @default 64 */
   maxToolsPerServer?: number;
   /**
@@ -46,6 +53,27 @@ export interface PoolTimeouts {
 
 /** Options of {@link McpPool.create}. */
 export interface McpPoolOptions {
+  /**
+   * Told about what the pool tolerated or could not do, without failing a
+   * call or a connection: a malformed tool dropped from a server's list
+   * (`TOOL_DROPPED`, naming server, tool and why), a ledger that could not
+   * be written or swept (`LEDGER`). A throwing listener is ignored.
+   * @default ignore
+   */
+  onWarning?: (warning: PoolWarning) => void;
+  /**
+   * The wave home: every stdio process tree the pool spawns is recorded in a
+   * ledger under `<home>/processes/` (released when the tree is killed), so
+   * a later host can reap what a crashed one left behind.
+   * @default $WAVE_HOME, else ~/.wave (as `@wave/mcp-config` resolves it)
+   */
+  home?: string;
+  /**
+   * Reap the trees recorded by hosts that are no longer running, once, when
+   * the pool first dials (see {@link McpPool.sweepLedgers}).
+   * @default true
+   */
+  sweepOnStart?: boolean;
   /** The servers of this pool (usually `loadMcpConfig().servers`). @default [] */
   servers?: readonly ResolvedServer[];
   /** How the pool introduces itself in `initialize`. @default { name: 'wave-mcp-pool', version: '0.1.0' } */
@@ -103,6 +131,7 @@ export interface ResolvedPoolSettings {
   idleMs: number;
   killGraceMs: number;
   stderrBytes: number;
+  maxMessageBytes: number;
 }
 
 function num(v: number | undefined, d: number, min: number): number {
@@ -121,5 +150,6 @@ export function resolveSettings(o: McpPoolOptions): ResolvedPoolSettings {
     idleMs: num(o.timeouts?.idleMs, 600_000, 0),
     killGraceMs: num(o.timeouts?.killGraceMs, 2_000, 0),
     stderrBytes: Math.floor(num(o.stderrBytes, 16_384, 256)),
+    maxMessageBytes: Math.floor(num(o.limits?.maxMessageBytes, 10 * 1024 * 1024, 1024)),
   };
 }

@@ -342,6 +342,21 @@ abstract class PoolView implements McpPoolApi {
       );
     }
     if (!e.slot.users.has(e.token)) this.core.use(e.token, e.slot);
+    // Closed to make room: dialed on demand (the hot path never gets here).
+    if (e.slot.state.evicted === true && e.slot.state.status === 'disconnected') {
+      return this.dialThenCall(e, tool, args, opts);
+    }
+    return this.core.callTool(e.slot, tool, args, opts);
+  }
+
+  private async dialThenCall(
+    e: Entry,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    opts: CallToolOptions | undefined,
+  ): Promise<CallToolResult> {
+    const p = this.core.dial(e.slot, 'explicit');
+    if (p) await p;
     return this.core.callTool(e.slot, tool, args, opts);
   }
 
@@ -565,6 +580,16 @@ export class McpPool extends PoolView {
   /** True when created with `shared: true`. */
   get shared(): boolean {
     return this.core.shared;
+  }
+
+  /**
+   * Reap the process trees that hosts no longer running recorded under
+   * `<home>/processes/`, and delete their ledgers. The pool does this once
+   * by itself on its first dial (unless `sweepOnStart: false`); a call while
+   * a sweep runs shares it. Never rejects (failures go to `onWarning`).
+   */
+  sweepLedgers(): ReturnType<PoolCore['sweepLedgers']> {
+    return this.core.sweepLedgers();
   }
 
   /** Connections currently connecting, connected or reconnecting. */
