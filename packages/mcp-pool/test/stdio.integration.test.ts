@@ -282,13 +282,31 @@ describe('stdio servers (real processes)', () => {
   });
 
   it('hang: connect timeout -> error CONNECT_TIMEOUT, tree killed (even ignoring SIGTERM)', async () => {
+    // The connect timeout starts counting only once the fixture said it is up
+    // (its stderr line), however slowly a loaded machine starts it.
+    const HOLD = 500;
+    const clock = heldClock(HOLD);
+    clocks.push(clock);
+    const handles: TransportHandle[] = [];
     const pool = make(
-      { hang: fixture('hang', { HANG_IGNORE_TERM: '1' }, { connectTimeoutMs: 500 }) },
-      { timeouts: { killGraceMs: 300 } },
+      { hang: fixture('hang', { HANG_IGNORE_TERM: '1' }, { connectTimeoutMs: HOLD }) },
+      {
+        clock,
+        timeouts: { killGraceMs: 300 },
+        transportFactory: (server, ctx) => {
+          const h = defaultTransportFactory(server, ctx);
+          handles.push(h);
+          return h;
+        },
+      },
     );
-    const t0 = Date.now();
-    const rec = await pool.connect('hang');
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
+    const dial = pool.connect('hang');
+    await waitFor(() => handles[0]?.diagnostics().stderrTail?.includes('hang: ready'), {
+      timeoutMs: 30_000,
+      message: 'the hang fixture up',
+    });
+    clock.fireHeld();
+    const rec = await dial;
     expect(rec.status).toBe('error');
     expect(rec.error?.code).toBe('CONNECT_TIMEOUT');
     expect(rec.error?.message).toContain('500 ms');
