@@ -1,8 +1,14 @@
-import { isServerTrusted, type ResolvedServer, referencedVariables, trustServer } from '@wave/mcp-config';
+import {
+  isServerTrusted,
+  maskUrl,
+  type ResolvedServer,
+  referencedVariables,
+  trustServer,
+} from '@wave/mcp-config';
 import type { McpPool } from '@wave/mcp-pool';
 import type { World } from './context';
-import { CliError } from './io';
-import { isSecretName } from './secrets';
+import { CliError, oneLine } from './io';
+import { isSecretName, maskArgs } from './secrets';
 import { disabledBy } from './views';
 
 /** What a trust prompt shows: what would run, and which secrets it would receive. Pure. */
@@ -11,8 +17,9 @@ export function trustSummary(s: ResolvedServer): string {
   const lines: string[] = [];
   const where = s.source === 'plugin' ? `plugin "${s.plugin}"` : (s.file ?? s.source);
   lines.push(`The ${s.source} server "${s.name}" (from ${where}) has not run on this machine yet.`);
-  if (raw.url !== undefined) lines.push(`  It connects to: ${s.displayUrl ?? raw.url}`);
-  else lines.push(`  It runs: ${[raw.command ?? '', ...(raw.args ?? [])].join(' ')}`);
+  if (raw.url !== undefined) lines.push(`  It connects to: ${oneLine(s.displayUrl ?? maskUrl(raw.url))}`);
+  else lines.push(`  It runs: ${[raw.command ?? '', ...maskArgs(raw.args ?? [])].map(oneLine).join(' ')}`);
+  if (raw.cwd !== undefined) lines.push(`  In the folder: ${oneLine(raw.cwd)}`);
   const env = Object.keys(raw.env ?? {});
   if (env.length > 0) lines.push(`  It receives the environment variables: ${env.join(', ')}`);
   const headers = Object.keys(raw.headers ?? {}).filter((h) => isSecretName(h));

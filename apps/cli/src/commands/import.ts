@@ -1,11 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { addServer, isMcpConfigError } from '@wave/mcp-config';
 import type { Command } from 'commander';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { type GlobalOptions, resolvePaths } from '../context';
-import { CliError, type Io } from '../io';
+import { CliError, type Io, oneLine } from '../io';
 import { confirmOrRefuse, parseScope, printJson, scopeFile } from './config';
 
 export const IMPORT_SOURCES = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
@@ -29,6 +30,46 @@ export function importPaths(
       return [join(ctx.workdir, '.cursor/mcp.json'), join(ctx.home, '.cursor/mcp.json')];
     case 'vscode':
       return [join(ctx.workdir, '.vscode/mcp.json')];
+  }
+}
+
+/** Claude Code's ~/.claude.json also keeps history and grows to a few MiB. */
+const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read another host's config file: undefined when it is missing; a CliError
+ * when it is not a regular file (a FIFO would block forever, a device never
+ * ends) or is larger than {@link MAX_IMPORT_BYTES}.
+ */
+export async function readImportFile(file: string): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NONBLOCK: opening a FIFO with no writer must not wait for one.
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new CliError(`${file} cannot be read (${code ?? String(err)}).`);
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new CliError(`${file} is not a regular file; nothing was imported.`);
+    if (st.size > MAX_IMPORT_BYTES)
+      throw new CliError(
+        `${file} is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MiB; nothing was imported.`,
+      );
+    const buf = Buffer.alloc(Math.min(st.size, MAX_IMPORT_BYTES) + 1);
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, total, buf.length - total, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total >= buf.length)
+        throw new CliError(`${file} grew while it was read; nothing was imported. Try again.`);
+    }
+    return buf.subarray(0, total).toString('utf8');
+  } finally {
+    await handle.close();
   }
 }
 
@@ -89,7 +130,15 @@ export function registerImportCommand(mcp: Command, io: Io, globals: () => Globa
               ...(io.env.APPDATA ? { appData: io.env.APPDATA } : {}),
             });
         for (const file of files) {
-          const text = await readFile(file, 'utf8').catch(() => undefined);
+          let text: string | undefined;
+          try {
+            text = await readImportFile(file);
+          } catch (err) {
+            // A file given with --path must be read; one found in a usual place is skipped with a word.
+            if (opts.path || !(err instanceof CliError)) throw err;
+            io.err(`skipped: ${err.message}\n`);
+            continue;
+          }
           if (text === undefined) {
             if (opts.path) throw new CliError(`${file} cannot be read.`);
             continue;
@@ -105,7 +154,7 @@ export function registerImportCommand(mcp: Command, io: Io, globals: () => Globa
       const target = scopeFile(paths, scope);
       if (!opts.json) {
         io.out(`Will add to ${target}:\n`);
-        for (const f of found) io.out(`  ${f.name}  (from ${f.from}: ${f.file})\n`);
+        for (const f of found) io.out(`  ${oneLine(f.name)}  (from ${f.from}: ${f.file})\n`);
       }
       await confirmOrRefuse(
         io,
@@ -130,10 +179,10 @@ export function registerImportCommand(mcp: Command, io: Io, globals: () => Globa
       if (opts.json) printJson(io, { file: target, results });
       else {
         for (const r of results) {
-          if (r.result === 'added') io.out(`added   ${r.name}\n`);
+          if (r.result === 'added') io.out(`added   ${oneLine(r.name)}\n`);
           else if (r.result === 'exists')
-            io.out(`skipped ${r.name}: a server of that name exists already (not overwritten)\n`);
-          else io.out(`skipped ${r.name}: ${r.message}\n`);
+            io.out(`skipped ${oneLine(r.name)}: a server of that name exists already (not overwritten)\n`);
+          else io.out(`skipped ${oneLine(r.name)}: ${r.message}\n`);
         }
       }
       if (results.some((r) => r.result === 'invalid')) process.exitCode = 1;
