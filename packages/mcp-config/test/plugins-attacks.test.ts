@@ -43,7 +43,7 @@ describe('hostile plugin manifests', () => {
     const p = found.plugins[0];
     expect(p?.name).toBe('p');
     expect(Object.getPrototypeOf(p?.mcpServers)).toBe(Object.prototype);
-    expect((p?.mcpServers as Record<string, unknown>).evil).toBeUndefined();
+    expect((p?.mcpServers as Record<string, unknown> | undefined)?.evil).toBeUndefined();
     expect(Object.keys(p?.mcpServers ?? {}).sort()).toEqual(['__proto__', 'ok']);
     const loaded = await loadMcpConfig({ workdir: h, home: h, env: {}, plugins: found.plugins });
     expect(loaded.servers.map((s) => s.name)).toEqual(['ok']);
