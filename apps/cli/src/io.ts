@@ -55,9 +55,22 @@ export function processIo(): Io {
   const env = process.env;
   const interactive = Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const color = Boolean(process.stdout.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  // `wave ... | head`: once the reader is gone, further output is dropped, and the command still
+  // finishes normally (closing what it started) instead of dying on an unhandled EPIPE.
+  const gone = { out: false, err: false };
+  const onError = (which: 'out' | 'err') => (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    gone[which] = true;
+  };
+  process.stdout.on('error', onError('out'));
+  process.stderr.on('error', onError('err'));
   return {
-    out: (t) => void process.stdout.write(terminalSafe(t, color)),
-    err: (t) => void process.stderr.write(terminalSafe(t, color)),
+    out: (t) => {
+      if (!gone.out) process.stdout.write(terminalSafe(t, color));
+    },
+    err: (t) => {
+      if (!gone.err) process.stderr.write(terminalSafe(t, color));
+    },
     interactive,
     color,
     env,

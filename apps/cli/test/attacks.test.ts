@@ -3,11 +3,11 @@
  * terminal injection, secrets in output, files that never end, plugin
  * folders that reach outside themselves, broken homes.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findProcessesByMarker } from '@wave/testkit';
-import { describe, expect, it } from 'vitest';
+import { findProcessesByMarker, fixturePath } from '@wave/testkit';
+import { describe, expect, inject, it } from 'vitest';
 import { type Sandbox, sandbox } from './helpers';
 
 const namespace = process.env.WAVE_REAPER_NAMESPACE ?? '';
@@ -314,5 +314,35 @@ describe('files that never end, and broken places', () => {
       expect(r.stderr).toContain('ENOTDIR');
     }
     expect(await readFile(join(s.workdir, '.mcp.json'), 'utf8')).toContain('"p"');
+  });
+});
+
+describe('output to a closed pipe (wave ... | head)', () => {
+  it("ends quietly with the command's own exit code, and closes the servers it started", async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, fixturePath('hello')]);
+    for (const args of [['--help'], ['mcp', 'list'], ['mcp', 'tools']]) {
+      const child = spawn(process.execPath, [inject('waveBin'), ...args], {
+        cwd: s.workdir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          WAVE_REAPER_NAMESPACE: namespace,
+          HOME: join(s.root, 'user-home'),
+          WAVE_HOME: s.home,
+          NO_COLOR: '1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // The reader goes away before wave writes anything.
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+      });
+      const code = await new Promise<number | null>((r) => child.on('close', r));
+      expect(stderr).not.toContain('EPIPE');
+      expect(code).toBe(0);
+    }
+    expect(findProcessesByMarker(namespace)).toEqual([]);
   });
 });
