@@ -67,9 +67,12 @@ export function ensureEnabled(world: World, s: ResolvedServer): void {
     throw new CliError(`"${s.name}" is disabled in ${s.file ?? 'its config'} ("disabled": true).`);
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const EXIT_ON_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
 /**
- * A pool for this command. On Ctrl-C or SIGTERM it is destroyed (every
- * process tree killed) before the process exits with 130 / 143.
+ * A pool for this command. On Ctrl-C, SIGTERM or SIGHUP it is destroyed (every
+ * process tree killed) before the process exits with 130 / 143 / 129.
  */
 export async function commandPool(
   servers: ResolvedServer[],
@@ -82,17 +85,23 @@ export async function commandPool(
     clientInfo: { name: 'wave', version: '0.0.0' },
     ...(opts.connectMs !== undefined ? { timeouts: { connectMs: opts.connectMs } } : {}),
   });
+  // Kept until every server is stopped: a second Ctrl-C (or a SIGTERM, or the terminal closing)
+  // while they are being stopped must not kill wave and orphan a server that ignores SIGTERM.
+  let exiting = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    void pool.destroy().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    if (exiting) return;
+    exiting = true;
+    void pool.destroy().finally(() => process.exit(EXIT_ON_SIGNAL[signal] ?? 1));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   return {
     pool,
     async close() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await pool.destroy();
+      try {
+        await pool.destroy();
+      } finally {
+        for (const signal of SIGNALS) process.off(signal, onSignal);
+      }
     },
   };
 }

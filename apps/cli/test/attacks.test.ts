@@ -346,3 +346,51 @@ describe('output to a closed pipe (wave ... | head)', () => {
     expect(findProcessesByMarker(namespace)).toEqual([]);
   });
 });
+
+describe('signals while servers are being stopped', () => {
+  it('a second Ctrl-C, or the terminal closing, never orphans a server that ignores SIGTERM', async () => {
+    const s = await sandbox();
+    await s.wave([
+      'mcp',
+      'add',
+      'h',
+      '--env',
+      'HANG_IGNORE_TERM=1',
+      '--',
+      process.execPath,
+      fixturePath('hang'),
+    ]);
+    for (const signals of [['SIGINT', 'SIGINT'], ['SIGHUP']] as const) {
+      const ns = `wave-redteam-${process.pid}-${signals.join('-')}`;
+      const child = spawn(
+        process.execPath,
+        [inject('waveBin'), 'mcp', 'connect', 'h', '--timeout', '120000'],
+        {
+          cwd: s.workdir,
+          env: {
+            PATH: process.env.PATH ?? '',
+            WAVE_REAPER_NAMESPACE: ns,
+            HOME: join(s.root, 'user-home'),
+            WAVE_HOME: s.home,
+            NO_COLOR: '1',
+          },
+          stdio: 'ignore',
+        },
+      );
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      // Wait (bounded) until the server runs.
+      const deadline = Date.now() + 30_000;
+      while (findProcessesByMarker(ns).length === 0) {
+        if (Date.now() > deadline) throw new Error('the hang server never started');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const [i, sig] of signals.entries()) {
+        // Apart, so that the kernel delivers two signals rather than one.
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        child.kill(sig);
+      }
+      expect(await exited).toBe(signals[0] === 'SIGINT' ? 130 : 129);
+      expect(findProcessesByMarker(ns)).toEqual([]);
+    }
+  });
+});
