@@ -25,7 +25,15 @@ export function trustSummary(s: ResolvedServer): string {
   const headers = Object.keys(raw.headers ?? {}).filter((h) => isSecretName(h));
   if (headers.length > 0) lines.push(`  It receives the credential headers: ${headers.join(', ')}`);
   const vars = new Set<string>();
-  for (const v of [raw.url, ...Object.values(raw.headers ?? {}), ...Object.values(raw.env ?? {})]) {
+  const fields = [
+    raw.command,
+    ...(raw.args ?? []),
+    raw.cwd,
+    raw.url,
+    ...Object.values(raw.headers ?? {}),
+    ...Object.values(raw.env ?? {}),
+  ];
+  for (const v of fields) {
     if (typeof v === 'string') for (const name of referencedVariables(v)) vars.add(name);
   }
   if (vars.size > 0) lines.push(`  Values taken from your environment: ${[...vars].join(', ')}`);

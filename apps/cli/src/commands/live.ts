@@ -11,6 +11,23 @@ import { isSecretName, redact, secretValues } from '../secrets';
 import { disabledBy, toolViews } from '../views';
 import { findServer, printJson } from './config';
 
+/** How deep `wave mcp call` arguments may nest (tool schemas need a handful of levels). */
+const MAX_ARGS_DEPTH = 64;
+
+/** The nesting depth of a JSON value, counted up to `limit + 1` (no deeper). Pure, no recursion. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > max) max = depth + 1;
+    if (max > limit) return max;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
 /** Store the tools of servers that connected, for `wave mcp list` and panels later. */
 async function remember(world: World, records: readonly ServerRecord[]): Promise<void> {
   const entries = records
@@ -262,6 +279,9 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new CliError('The arguments must be a JSON object, e.g. \'{"message":"hi"}\'.', 2);
         }
+        if (nestingDepth(args, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH) {
+          throw new CliError(`The arguments are nested more than ${MAX_ARGS_DEPTH} levels deep.`, 2);
+        }
         const world = await loadWorld(io, globals());
         const d = await dialOne(world, server, opts);
         try {
@@ -272,7 +292,15 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
               `"${server}" has no tool "${tool}". Its tools: ${d.record.tools.map((t) => t.name).join(', ')}.`,
             );
           }
-          const result = await d.pool.callTool(server, tool, args as Record<string, unknown>);
+          let result: Awaited<ReturnType<typeof d.pool.callTool>>;
+          try {
+            result = await d.pool.callTool(server, tool, args as Record<string, unknown>);
+          } catch (err) {
+            // The call failed (the server went away, refused the request, timed out): say so, exit 1.
+            throw new CliError(
+              redact(err instanceof Error ? err.message : String(err), secretsOf(world, server)),
+            );
+          }
           if (opts.json) printJson(io, result);
           else {
             for (const block of result.content ?? []) {
