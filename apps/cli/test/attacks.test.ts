@@ -245,6 +245,22 @@ describe('wave plugin add with a hostile folder', () => {
     expect(JSON.parse(list.stdout).plugins).toMatchObject([{ name: 'evil', version: '1.0.0' }]);
   });
 
+  it('the wave home or the plugins folder itself is refused with a clear word', async () => {
+    const s = await sandbox();
+    await writeFile(join(s.home, '.mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'node' } } }));
+    await mkdir(join(s.home, 'plugins'));
+    await writeFile(
+      join(s.home, 'plugins/.mcp.json'),
+      JSON.stringify({ mcpServers: { a: { command: 'node' } } }),
+    );
+    for (const dir of [s.home, join(s.home, 'plugins')]) {
+      const r = await s.wave(['plugin', 'add', dir]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('holds the plugins folder');
+    }
+    expect(await installed(s)).toEqual(['.mcp.json']);
+  });
+
   it('a folder with only .mcp.json is installed under its folder name', async () => {
     const s = await sandbox();
     const dir = join(s.root, 'weather-tools');

@@ -433,6 +433,11 @@ export function registerPluginCommands(program: Command, io: Io, globals: () => 
       const src = resolve(io.cwd, dir);
       const st = await stat(src).catch(() => undefined);
       if (!st?.isDirectory()) throw new CliError(`${src} is not a folder.`);
+      const fromPlugins = relative(src, pluginsDir(home));
+      if (fromPlugins === '' || (!fromPlugins.startsWith('..') && !isAbsolute(fromPlugins)))
+        throw new CliError(
+          `${src} holds the plugins folder ${pluginsDir(home)} itself; give a plugin's own folder.`,
+        );
       await checkPluginTree(src);
       const { plugin: p, issues } = await readPlugin(src, basename(src));
       if (!p) {
