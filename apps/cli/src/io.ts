@@ -16,8 +16,11 @@ export interface Io {
  */
 const CONTROL =
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
-/** The colour sequences wave itself writes (picocolors: bold, dim, red, green, yellow, resets). */
-const OWN_SGR = /\u001b\[(?:0|1|2|22|31|32|33|39)m/g;
+/**
+ * The colour sequences picocolors writes (styles, foreground and background
+ * colours, their resets); never "hidden" (8) or blink (5, 6).
+ */
+const OWN_SGR = /\u001b\[(?:0|1|2|3|4|7|9|2[2-9]|3[0-9]|4[0-9]|9[0-7]|10[0-7])m/g;
 
 function escapeControl(ch: string): string {
   return `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
