@@ -8,7 +8,7 @@ const REFERENCE_ONLY = /^(\s*(Bearer|Basic|Token)\s+)?(\$\{[A-Za-z_][A-Za-z0-9_]
 
 /** A literal secret about to be written into a file. */
 export interface SecretFinding {
-  kind: 'env' | 'header' | 'url';
+  kind: 'env' | 'header' | 'url' | 'arg';
   key: string;
 }
 
@@ -18,15 +18,23 @@ function isLiteral(value: string): boolean {
 
 /**
  * Literal secrets in a server definition: values of secret-looking env names
- * and credential headers that are not `${VAR}` references, and a password in
- * the URL. Pure.
+ * and credential headers that are not `${VAR}` references, a password in
+ * the URL, and credential arguments ({@link maskArgs}). Pure.
  */
 export function findLiteralSecrets(config: {
   env?: Record<string, string>;
   headers?: Record<string, string>;
   url?: string;
+  args?: unknown;
 }): SecretFinding[] {
   const out: SecretFinding[] = [];
+  if (Array.isArray(config.args) && config.args.every((a) => typeof a === 'string')) {
+    const args = config.args as string[];
+    const masked = maskArgs(args);
+    args.forEach((a, i) => {
+      if (masked[i] !== a) out.push({ kind: 'arg', key: String(masked[i]) });
+    });
+  }
   for (const [k, v] of Object.entries(config.env ?? {})) {
     if (SECRET_NAME.test(k) && isLiteral(v)) out.push({ kind: 'env', key: k });
   }

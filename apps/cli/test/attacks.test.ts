@@ -439,3 +439,67 @@ describe('the trust prompt names every variable a server would receive', () => {
     expect(r.stderr).not.toContain('ghp_secret');
   });
 });
+
+describe('literal secrets never land in the shared project file', () => {
+  it('wave mcp add --scope project refuses a credential argument', async () => {
+    const s = await sandbox();
+    let r = await s.wave([
+      'mcp',
+      'add',
+      '--scope',
+      'project',
+      'gh',
+      '--',
+      'npx',
+      'server',
+      '--api-key=sk-live-LITERAL',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('argument --api-key=****');
+    expect(r.stderr).not.toContain('LITERAL');
+    r = await s.wave([
+      'mcp',
+      'add',
+      '--scope',
+      'project',
+      'gh',
+      '--',
+      'npx',
+      'server',
+      '--api-key=${GH_KEY}',
+    ]);
+    expect(r.code).toBe(0);
+  });
+
+  it('wave mcp import --scope project skips servers with literal tokens (exit 1); --scope user takes them', async () => {
+    const s = await sandbox();
+    const file = join(s.root, 'claude_desktop_config.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          gh: { command: 'npx', args: ['gh-server'], env: { GITHUB_TOKEN: 'ghp_LITERAL' } },
+          plain: { command: 'npx', args: ['plain-server'] },
+        },
+      }),
+    );
+    let r = await s.wave([
+      'mcp',
+      'import',
+      '--from',
+      'claude-desktop',
+      '--path',
+      file,
+      '--scope',
+      'project',
+      '--yes',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('added   plain');
+    expect(r.stdout).toMatch(/skipped gh: it holds a literal secret \(env GITHUB_TOKEN\)/);
+    expect(await readFile(join(s.workdir, '.mcp.json'), 'utf8')).not.toContain('LITERAL');
+    r = await s.wave(['mcp', 'import', '--from', 'claude-desktop', '--path', file, '--yes']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('added   gh');
+  });
+});

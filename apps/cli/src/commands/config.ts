@@ -17,7 +17,7 @@ import type { Command } from 'commander';
 import { type GlobalOptions, loadWorld, resolvePaths, type World } from '../context';
 import { CliError, type Io } from '../io';
 import { colors, renderGet, renderList } from '../render';
-import { findLiteralSecrets } from '../secrets';
+import { findLiteralSecrets, type SecretFinding } from '../secrets';
 import { type ServerView, serverView } from '../views';
 
 export type Scope = 'user' | 'project';
@@ -107,6 +107,19 @@ function describeEditError(err: unknown): never {
   throw err;
 }
 
+/** "env API_KEY, argument --token ****": what {@link findLiteralSecrets} found, values masked. Pure. */
+export function describeSecrets(found: readonly SecretFinding[]): string {
+  return found
+    .map((f) =>
+      f.kind === 'url'
+        ? 'a password in the URL'
+        : f.kind === 'arg'
+          ? `argument ${f.key}`
+          : `${f.kind} ${f.key}`,
+    )
+    .join(', ');
+}
+
 async function writeServer(
   io: Io,
   world: { home: string; workdir: string },
@@ -117,12 +130,15 @@ async function writeServer(
   const scope = parseScope(opts.scope) ?? 'user';
   if (scope === 'project' && !opts.allowSecret) {
     const found = findLiteralSecrets(
-      config as { env?: Record<string, string>; headers?: Record<string, string>; url?: string },
+      config as {
+        env?: Record<string, string>;
+        headers?: Record<string, string>;
+        url?: string;
+        args?: unknown;
+      },
     );
     if (found.length > 0) {
-      const what = found
-        .map((f) => (f.kind === 'url' ? 'a password in the URL' : `${f.kind} ${f.key}`))
-        .join(', ');
+      const what = describeSecrets(found);
       throw new CliError(
         `Refusing to write a secret (${what}) into ${projectConfigPath(world.workdir)}, which is shared with the repository. ` +
           "Write a reference instead, e.g. --env GITHUB_TOKEN='${GITHUB_TOKEN}' or --header 'Authorization: Bearer ${API_TOKEN}', " +

@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { type GlobalOptions, resolvePaths } from '../context';
 import { CliError, type Io, oneLine } from '../io';
-import { confirmOrRefuse, parseScope, printJson, scopeFile } from './config';
+import { findLiteralSecrets } from '../secrets';
+import { confirmOrRefuse, describeSecrets, parseScope, printJson, scopeFile } from './config';
 
 export const IMPORT_SOURCES = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
@@ -108,83 +109,110 @@ export function registerImportCommand(mcp: Command, io: Io, globals: () => Globa
     .option('--path <file>', 'read this file instead of the usual place (needs --from)')
     .option('-s, --scope <scope>', 'user or project', 'user')
     .option('-y, --yes', 'do not ask')
+    .option('--allow-secret', 'allow literal secrets in a project file')
     .option('--json', 'print JSON')
-    .action(async (opts: { from?: string; path?: string; scope?: string; yes?: boolean; json?: boolean }) => {
-      const paths = resolvePaths(io, globals());
-      if (opts.from !== undefined && !IMPORT_SOURCES.includes(opts.from as ImportSource)) {
-        throw new CliError(`--from must be one of ${IMPORT_SOURCES.join(', ')}.`, 2);
-      }
-      if (opts.path !== undefined && opts.from === undefined)
-        throw new CliError('--path needs --from to say which format it is.', 2);
-      const scope = parseScope(opts.scope) ?? 'user';
-      const userHome = io.env.HOME ?? homedir();
-      const sources = opts.from ? [opts.from as ImportSource] : [...IMPORT_SOURCES];
-      const found: { from: ImportSource; file: string; name: string; config: unknown }[] = [];
-      for (const from of sources) {
-        const files = opts.path
-          ? [resolve(io.cwd, opts.path)]
-          : importPaths(from, {
-              home: userHome,
-              workdir: paths.workdir,
-              platform: process.platform,
-              ...(io.env.APPDATA ? { appData: io.env.APPDATA } : {}),
+    .action(
+      async (opts: {
+        from?: string;
+        path?: string;
+        scope?: string;
+        yes?: boolean;
+        json?: boolean;
+        allowSecret?: boolean;
+      }) => {
+        const paths = resolvePaths(io, globals());
+        if (opts.from !== undefined && !IMPORT_SOURCES.includes(opts.from as ImportSource)) {
+          throw new CliError(`--from must be one of ${IMPORT_SOURCES.join(', ')}.`, 2);
+        }
+        if (opts.path !== undefined && opts.from === undefined)
+          throw new CliError('--path needs --from to say which format it is.', 2);
+        const scope = parseScope(opts.scope) ?? 'user';
+        const userHome = io.env.HOME ?? homedir();
+        const sources = opts.from ? [opts.from as ImportSource] : [...IMPORT_SOURCES];
+        const found: { from: ImportSource; file: string; name: string; config: unknown }[] = [];
+        for (const from of sources) {
+          const files = opts.path
+            ? [resolve(io.cwd, opts.path)]
+            : importPaths(from, {
+                home: userHome,
+                workdir: paths.workdir,
+                platform: process.platform,
+                ...(io.env.APPDATA ? { appData: io.env.APPDATA } : {}),
+              });
+          for (const file of files) {
+            let text: string | undefined;
+            try {
+              text = await readImportFile(file);
+            } catch (err) {
+              // A file given with --path must be read; one found in a usual place is skipped with a word.
+              if (opts.path || !(err instanceof CliError)) throw err;
+              io.err(`skipped: ${err.message}\n`);
+              continue;
+            }
+            if (text === undefined) {
+              if (opts.path) throw new CliError(`${file} cannot be read.`);
+              continue;
+            }
+            for (const [name, config] of Object.entries(serversIn(from, text, paths.workdir))) {
+              if (!found.some((f) => f.name === name)) found.push({ from, file, name, config });
+            }
+          }
+        }
+        if (found.length === 0) {
+          throw new CliError(`No MCP servers found to import${opts.from ? ` from ${opts.from}` : ''}.`);
+        }
+        const target = scopeFile(paths, scope);
+        if (!opts.json) {
+          io.out(`Will add to ${target}:\n`);
+          for (const f of found) io.out(`  ${oneLine(f.name)}  (from ${f.from}: ${f.file})\n`);
+        }
+        await confirmOrRefuse(
+          io,
+          `Import ${found.length} server${found.length === 1 ? '' : 's'}?`,
+          opts.yes,
+          'Pass --yes to import.',
+        );
+        const results: {
+          name: string;
+          result: 'added' | 'exists' | 'invalid' | 'secret';
+          message?: string;
+        }[] = [];
+        for (const f of found) {
+          // Another host's own config often holds literal tokens; a project file is shared.
+          const secrets =
+            scope === 'project' && !opts.allowSecret && typeof f.config === 'object' && f.config !== null
+              ? findLiteralSecrets(f.config as Parameters<typeof findLiteralSecrets>[0])
+              : [];
+          if (secrets.length > 0) {
+            results.push({
+              name: f.name,
+              result: 'secret',
+              message: `it holds a literal secret (${describeSecrets(secrets)}), and ${target} is shared with the repository; import it with --scope user, or pass --allow-secret`,
             });
-        for (const file of files) {
-          let text: string | undefined;
+            continue;
+          }
           try {
-            text = await readImportFile(file);
+            await addServer(target, f.name, f.config, { source: scope });
+            results.push({ name: f.name, result: 'added' });
           } catch (err) {
-            // A file given with --path must be read; one found in a usual place is skipped with a word.
-            if (opts.path || !(err instanceof CliError)) throw err;
-            io.err(`skipped: ${err.message}\n`);
-            continue;
-          }
-          if (text === undefined) {
-            if (opts.path) throw new CliError(`${file} cannot be read.`);
-            continue;
-          }
-          for (const [name, config] of Object.entries(serversIn(from, text, paths.workdir))) {
-            if (!found.some((f) => f.name === name)) found.push({ from, file, name, config });
+            if (!isMcpConfigError(err)) throw err;
+            results.push({
+              name: f.name,
+              result: err.code === 'SERVER_EXISTS' ? 'exists' : 'invalid',
+              message: err.message,
+            });
           }
         }
-      }
-      if (found.length === 0) {
-        throw new CliError(`No MCP servers found to import${opts.from ? ` from ${opts.from}` : ''}.`);
-      }
-      const target = scopeFile(paths, scope);
-      if (!opts.json) {
-        io.out(`Will add to ${target}:\n`);
-        for (const f of found) io.out(`  ${oneLine(f.name)}  (from ${f.from}: ${f.file})\n`);
-      }
-      await confirmOrRefuse(
-        io,
-        `Import ${found.length} server${found.length === 1 ? '' : 's'}?`,
-        opts.yes,
-        'Pass --yes to import.',
-      );
-      const results: { name: string; result: 'added' | 'exists' | 'invalid'; message?: string }[] = [];
-      for (const f of found) {
-        try {
-          await addServer(target, f.name, f.config, { source: scope });
-          results.push({ name: f.name, result: 'added' });
-        } catch (err) {
-          if (!isMcpConfigError(err)) throw err;
-          results.push({
-            name: f.name,
-            result: err.code === 'SERVER_EXISTS' ? 'exists' : 'invalid',
-            message: err.message,
-          });
+        if (opts.json) printJson(io, { file: target, results });
+        else {
+          for (const r of results) {
+            if (r.result === 'added') io.out(`added   ${oneLine(r.name)}\n`);
+            else if (r.result === 'exists')
+              io.out(`skipped ${oneLine(r.name)}: a server of that name exists already (not overwritten)\n`);
+            else io.out(`skipped ${oneLine(r.name)}: ${r.message}\n`);
+          }
         }
-      }
-      if (opts.json) printJson(io, { file: target, results });
-      else {
-        for (const r of results) {
-          if (r.result === 'added') io.out(`added   ${oneLine(r.name)}\n`);
-          else if (r.result === 'exists')
-            io.out(`skipped ${oneLine(r.name)}: a server of that name exists already (not overwritten)\n`);
-          else io.out(`skipped ${oneLine(r.name)}: ${r.message}\n`);
-        }
-      }
-      if (results.some((r) => r.result === 'invalid')) process.exitCode = 1;
-    });
+        if (results.some((r) => r.result === 'invalid' || r.result === 'secret')) process.exitCode = 1;
+      },
+    );
 }
