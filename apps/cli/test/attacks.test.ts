@@ -261,6 +261,25 @@ describe('wave plugin add with a hostile folder', () => {
     expect(await installed(s)).toEqual(['.mcp.json']);
   });
 
+  it('plugin list prints a hostile version and description on their own line, escaped', async () => {
+    const s = await sandbox();
+    const dir = join(s.home, 'plugins/p/.claude-plugin');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'plugin.json'),
+      JSON.stringify({
+        name: 'p',
+        version: '1\nforged 9.9',
+        description: `d${ESC}]0;t\u0007\n  MCP servers: fake`,
+      }),
+    );
+    const r = await s.wave(['plugin', 'list']);
+    expect(r.code).toBe(0);
+    expectInert(r.stdout);
+    expect(r.stdout.split('\n').filter((l) => l.includes('MCP servers'))).toHaveLength(2);
+    expect(r.stdout).not.toMatch(/^forged/m);
+  });
+
   it('a folder with only .mcp.json is installed under its folder name', async () => {
     const s = await sandbox();
     const dir = join(s.root, 'weather-tools');

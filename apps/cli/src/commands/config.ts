@@ -15,7 +15,7 @@ import {
 } from '@wave/mcp-config';
 import type { Command } from 'commander';
 import { type GlobalOptions, loadWorld, resolvePaths, type World } from '../context';
-import { CliError, type Io } from '../io';
+import { CliError, type Io, oneLine } from '../io';
 import { colors, renderGet, renderList } from '../render';
 import { findLiteralSecrets, type SecretFinding } from '../secrets';
 import { type ServerView, serverView } from '../views';
@@ -433,9 +433,9 @@ export function registerPluginCommands(program: Command, io: Io, globals: () => 
       if (rows.length === 0)
         io.out(`No plugins are installed (${pluginsDir(world.home)}). Add one: wave plugin add <dir>\n`);
       for (const r of rows) {
-        io.out(`${r.name}${r.version ? ` ${r.version}` : ''}  ${r.root}\n`);
-        if (r.description) io.out(`  ${r.description}\n`);
-        io.out(`  MCP servers: ${r.servers.length ? r.servers.join(', ') : 'none'}\n`);
+        io.out(`${r.name}${r.version ? ` ${oneLine(r.version)}` : ''}  ${r.root}\n`);
+        if (r.description) io.out(`  ${oneLine(r.description)}\n`);
+        io.out(`  MCP servers: ${r.servers.length ? r.servers.map(oneLine).join(', ') : 'none'}\n`);
       }
       for (const i of issues) io.err(`${i.severity}: ${i.message}\n`);
     });
