@@ -5,7 +5,7 @@ import type { ServerRecord } from '@wave/mcp-pool';
 import type { Command } from 'commander';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
-import { CliError, type Io } from '../io';
+import { CliError, type Io, oneLine } from '../io';
 import { colors } from '../render';
 import { isSecretName, redact, secretValues } from '../secrets';
 import { disabledBy, toolViews } from '../views';
@@ -185,7 +185,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
           io.out(
             `${c.green('connected')} ${name} in ${Math.round(d.ms)} ms, ${d.record.tools.length} tools\n`,
           );
-          for (const t of toolViews(d.record.tools)) io.out(`  ${t.name} (~${t.tokens} tokens)\n`);
+          for (const t of toolViews(d.record.tools)) io.out(`  ${oneLine(t.name)} (~${t.tokens} tokens)\n`);
           if (d.record.instructions) io.out(`Instructions:\n${d.record.instructions}\n`);
         }
         if (d.record.status !== 'connected') {
@@ -237,7 +237,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
             io.out(`${r.name}: ${r.status === 'connected' ? `${r.tools.length} tools` : r.status}\n`);
             for (const t of toolViews(r.tools)) {
               io.out(
-                `  ${t.name} (~${t.tokens} tokens)${t.description ? `  ${t.description.split('\n')[0]?.slice(0, 100)}` : ''}\n`,
+                `  ${oneLine(t.name)} (~${t.tokens} tokens)${t.description ? `  ${t.description.split('\n')[0]?.slice(0, 100)}` : ''}\n`,
               );
             }
             if (r.status !== 'connected') io.err(`${failure(r, secretsOf(world, r.name))}\n`);
