@@ -17,6 +17,8 @@ export {
   type AddServerResult,
   addServer,
   addServerToText,
+  type ConfigEditor,
+  createConfigEditor,
   type EditOptions,
   type RemoveServerResult,
   removeServer,
@@ -37,7 +39,7 @@ export {
   referencedVariables,
 } from './expand';
 export { type FingerprintInput, fingerprint, fingerprintPayload } from './fingerprint';
-export { type ConfigFileStat, type ConfigFs, nodeConfigFs } from './fs';
+export { type ConfigFileStat, type ConfigFs, nodeConfigFs, type ReadFileOptions } from './fs';
 export { serverIdentity } from './identity';
 export {
   type LoadMcpConfigOptions,
