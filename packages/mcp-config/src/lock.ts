@@ -187,7 +187,12 @@ export async function acquireConfigLock(o: ConfigLockOptions): Promise<ConfigLoc
   let reason = 'it is held by another process';
   for (;;) {
     const content = JSON.stringify({ pid, host, token, createdAt: now() } satisfies ConfigLockInfo);
-    await o.fs.writeNewFile(temp, content, 0o600);
+    try {
+      await o.fs.writeNewFile(temp, content, 0o600);
+    } catch (err) {
+      await o.fs.unlink(temp).catch(() => undefined);
+      throw err;
+    }
     try {
       await o.fs.link(temp, o.lockPath);
       return {
