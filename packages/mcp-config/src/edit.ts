@@ -90,7 +90,7 @@ function parseForEdit(text: string, file: string): ParsedForEdit {
   if (doc.error) {
     throw new McpConfigError(
       'CONFIG_MALFORMED',
-      `${file} is not valid JSON (${doc.error.message}); it was not changed. Fix the syntax first.`,
+      `${file} is not valid JSON: ${doc.error.message}; it was not changed. Fix the syntax first.`,
       { file },
     );
   }

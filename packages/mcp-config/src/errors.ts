@@ -13,6 +13,7 @@ import type { ConfigIssue } from './types';
  * - `SERVER_INVALID`: the server definition fails validation (add), or is not connectable (connect).
  * - `TRANSPORT_UNKNOWN`: `type` is not stdio, http or sse (add, connect).
  * - `VARIABLE_UNRESOLVED`: a `${VAR}` without default is not set (connect).
+ * - `SERVER_DISABLED`: the server is configured with `"disabled": true` (connect).
  */
 export type McpConfigErrorCode =
   | 'CONFIG_NOT_FOUND'
@@ -24,7 +25,8 @@ export type McpConfigErrorCode =
   | 'SERVER_EXISTS'
   | 'SERVER_INVALID'
   | 'TRANSPORT_UNKNOWN'
-  | 'VARIABLE_UNRESOLVED';
+  | 'VARIABLE_UNRESOLVED'
+  | 'SERVER_DISABLED';
 
 /** Details attached to an {@link McpConfigError}. */
 export interface McpConfigErrorDetails {

@@ -7,6 +7,8 @@ export { assertConnectable, isToolAutoApproved, matchToolGlob } from './connect'
 export {
   displayServer,
   MASK,
+  maskArgs,
+  maskDefaults,
   maskSecrets,
   maskUrl,
   maskValue,
@@ -84,6 +86,7 @@ export {
   DEFAULT_LIFECYCLE,
   type IssueContext,
   isKnownTransport,
+  MAX_SERVER_NAME_LENGTH,
   MAX_SERVERS,
   MAX_TIMEOUT_MS,
   SERVER_NAME_PATTERN,

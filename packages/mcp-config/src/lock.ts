@@ -125,7 +125,7 @@ export class ConfigLockTimeout extends Error {
 }
 
 const RETRY_MIN_MS = 2;
-const RETRY_MAX_MS = 50;
+const RETRY_MAX_MS = 100;
 /** Immediate retries (after a vanished or broken lock) before waiting anyway. */
 const MAX_FAST_RETRIES = 8;
 
@@ -167,7 +167,7 @@ async function breakStale(o: ConfigLockOptions, seen: string, now: () => number)
 }
 
 /**
- * Take the lock, waiting with jittered exponential backoff (2 to 50 ms) up
+ * Take the lock, waiting with jittered exponential backoff (2 to 100 ms) up
  * to `timeoutMs` in total. Rejects with {@link ConfigLockTimeout} on
  * timeout, and with the file-system error when the lock cannot be created
  * for another reason (no permission, disk full...).
