@@ -4,6 +4,7 @@ import stableStringify from 'fast-json-stable-stringify';
 import { applyEdits, type Node } from 'jsonc-parser';
 import { McpConfigError } from './errors';
 import { type ConfigFileStat, type ConfigFs, errnoCode, isPermissionCode, nodeConfigFs } from './fs';
+import { serverIdentity } from './identity';
 import { insertProperty, layoutOf, removeProperty, replacePropertyValue } from './jsonc-edit';
 import { MAX_CONFIG_FILE_BYTES } from './limits';
 import { acquireConfigLock, type ConfigLock, ConfigLockTimeout } from './lock';
@@ -217,6 +218,17 @@ export function addServerToText(
       insertProperty(body, parsed.root, 'mcpServers', servers, layoutOf(body, formatting)),
     );
   } else {
+    const identity = serverIdentity(name);
+    const twin = (parsed.servers.children ?? [])
+      .map((p) => p.children?.[0]?.value)
+      .find((n): n is string => typeof n === 'string' && n !== name && serverIdentity(n) === identity);
+    if (twin !== undefined) {
+      throw new McpConfigError(
+        'NAME_CONFLICT',
+        `Server "${name}" cannot be added to ${file}: server "${twin}" is already there, and both names give tools named mcp__${identity}__<tool>; it was not changed. Choose another name.`,
+        { file, server: name },
+      );
+    }
     const existing = serverProps(body, name);
     if (existing.length > 0 && !options.overwrite) {
       throw new McpConfigError(

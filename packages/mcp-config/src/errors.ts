@@ -10,6 +10,7 @@ import type { ConfigIssue } from './types';
  * - `CONFIG_CONFLICT`: the file kept changing under the edit (another writer); nothing was written.
  * - `SERVER_NOT_FOUND`: no server of that name in the file (remove).
  * - `SERVER_EXISTS`: a server of that name is already in the file (add without `overwrite`).
+ * - `NAME_CONFLICT`: another server in the file has a name with the same tool identity (add).
  * - `SERVER_INVALID`: the server definition fails validation (add), or is not connectable (connect).
  * - `TRANSPORT_UNKNOWN`: `type` is not stdio, http or sse (add, connect).
  * - `VARIABLE_UNRESOLVED`: a `${VAR}` without default is not set (connect).
@@ -23,6 +24,7 @@ export type McpConfigErrorCode =
   | 'CONFIG_CONFLICT'
   | 'SERVER_NOT_FOUND'
   | 'SERVER_EXISTS'
+  | 'NAME_CONFLICT'
   | 'SERVER_INVALID'
   | 'TRANSPORT_UNKNOWN'
   | 'VARIABLE_UNRESOLVED'

@@ -1,4 +1,4 @@
-import { maskUrl } from './display';
+import { maskDefaults, maskUrl } from './display';
 import { hasReferences } from './expand';
 import type {
   ConfigIssue,
@@ -319,7 +319,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
       add(
         'error',
         'COMMAND_INVALID',
-        `${where}: "command" ${JSON.stringify(c)} has a ".." path segment; use an absolute path, a path without "..", or a program on PATH.`,
+        `${where}: "command" ${JSON.stringify(maskDefaults(c))} has a ".." path segment; use an absolute path, a path without "..", or a program on PATH.`,
         'command',
       );
     } else {
