@@ -461,9 +461,14 @@ async function editUnderLock<R>(
   timing: LockTiming,
   what: string,
   compute: (before: Current, target: string) => { text: string; mode: number; result: R },
+  create = true,
 ): Promise<R> {
   const target = await targetOf(fs, file);
   const dir = dirname(target);
+  if (!create && (await readCurrent(fs, target)) === undefined) {
+    // Nothing to edit: say so (compute throws) without creating a directory or a lock.
+    return compute(undefined, target).result;
+  }
   try {
     await fs.mkdir(dir);
   } catch (err) {
@@ -637,6 +642,7 @@ export async function removeServer(
         const edit = removeServerFromText(before.text, name, target);
         return { text: edit.text, mode: 0o644, result: { file: target, removed: edit.removed } };
       },
+      false,
     );
   } catch (err) {
     throw withServer(err, name);

@@ -212,8 +212,10 @@ describe('removeServer (real files)', () => {
   });
 
   it('missing directory: CONFIG_NOT_FOUND', async () => {
-    const err = await failure(removeServer(join(tempDir(), 'nope', 'mcp.json'), 'x'));
+    const dir = tempDir();
+    const err = await failure(removeServer(join(dir, 'nope', 'mcp.json'), 'x'));
     expect(err.code).toBe('CONFIG_NOT_FOUND');
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it.each([
