@@ -124,6 +124,9 @@ export class ConfigLockTimeout extends Error {
   }
 }
 
+/** `link` errors meaning "this file system has no hard links". */
+const NO_LINK_CODES: ReadonlySet<string> = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+
 const RETRY_MIN_MS = 2;
 const RETRY_MAX_MS = 100;
 /** Immediate retries (after a vanished or broken lock) before waiting anyway. */
@@ -194,7 +197,13 @@ export async function acquireConfigLock(o: ConfigLockOptions): Promise<ConfigLoc
       throw err;
     }
     try {
-      await o.fs.link(temp, o.lockPath);
+      try {
+        await o.fs.link(temp, o.lockPath);
+      } catch (err) {
+        // A file system without hard links (FAT, some network mounts): create the lock exclusively instead.
+        if (!NO_LINK_CODES.has(errnoCode(err) ?? '')) throw err;
+        await o.fs.writeNewFile(o.lockPath, content, 0o600);
+      }
       return {
         release: async () => {
           let ours = true;

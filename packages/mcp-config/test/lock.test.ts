@@ -96,4 +96,22 @@ describe('acquireConfigLock (real files)', () => {
     await lock.release();
     expect(existsSync(lockPath)).toBe(true);
   });
+
+  it('a file system without hard links: the lock is created exclusively instead, and still excludes', async () => {
+    const dir = tempDir();
+    const lockPath = join(dir, 'f.lock');
+    const fs = {
+      ...nodeConfigFs,
+      link: async () => {
+        throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+      },
+    };
+    const lock = await acquireConfigLock({ fs, lockPath, timeoutMs: 0, staleMs: 60_000 });
+    expect(readdirSync(dir)).toEqual(['f.lock']);
+    await expect(acquireConfigLock({ fs, lockPath, timeoutMs: 10, staleMs: 60_000 })).rejects.toBeInstanceOf(
+      ConfigLockTimeout,
+    );
+    await lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });
