@@ -61,12 +61,16 @@ async function readRegularFile(path: string, options: ReadFileOptions = {}): Pro
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after).
   const handle = await fsp.open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    if (!(await handle.stat()).isFile()) throw fsError('EWAVENOTFILE', 'not a regular file', path);
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw fsError('EWAVENOTFILE', 'not a regular file', path);
     const limit = options.maxBytes ?? Number.POSITIVE_INFINITY;
     const chunks: Buffer[] = [];
     let total = 0;
+    // The size from fstat is only a hint for the first read (the file may grow): the cap is counted as read.
+    let want = stat.size + 1;
     for (;;) {
-      const size = Math.min(64 * 1024, Number.isFinite(limit) ? limit + 1 - total : 64 * 1024);
+      const size = Math.max(1, Math.min(want, 1024 * 1024, limit + 1 - total));
+      want = 64 * 1024;
       if (size <= 0) throw fsError('EFBIG', `larger than ${limit} bytes`, path);
       const buffer = Buffer.allocUnsafe(size);
       const { bytesRead } = await handle.read(buffer, 0, size, null);

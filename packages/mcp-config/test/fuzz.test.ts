@@ -186,7 +186,7 @@ describe('fuzz: loadMcpConfig never throws and keeps the other sources', () => {
       }),
       { numRuns: 1500 },
     );
-  });
+  }, 300_000); // 1500 loads from disk: slow on a busy machine, so the bound is generous
 
   it('random and mutated documents as the user file', async () => {
     const { home, workdir } = dirs();
@@ -203,7 +203,7 @@ describe('fuzz: loadMcpConfig never throws and keeps the other sources', () => {
       }),
       { numRuns: 1500 },
     );
-  });
+  }, 300_000); // 1500 loads from disk: slow on a busy machine, so the bound is generous
 
   it('random constructor and plugin servers (JavaScript values, not files)', async () => {
     const { home, workdir } = dirs();
@@ -228,5 +228,5 @@ describe('fuzz: loadMcpConfig never throws and keeps the other sources', () => {
       }),
       { numRuns: 1000 },
     );
-  });
+  }, 300_000);
 });
