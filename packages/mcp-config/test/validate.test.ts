@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMEOUT_MS, validateServer } from '../src/index';
+import { parseConfigText } from '../src/parse';
 
 const ctx = { source: 'project' as const, file: '/w/.mcp.json' };
 type Expect = [code: string, severity: 'error' | 'warning', field?: string][];
@@ -372,5 +373,44 @@ describe('validateServer: messages never quote a value of env, headers or args',
     for (const url of ['https://h', 'HTTP://h:8080/x?y=1', 'http://[::1]:3000/mcp']) {
       expect(validateServer('s', { url }, ctx).issues).toEqual([]);
     }
+  });
+});
+
+describe('messages never nest brackets', () => {
+  const depth = (text: string) => {
+    let d = 0;
+    let max = 0;
+    for (const c of text) {
+      if (c === '(') max = Math.max(max, ++d);
+      if (c === ')') d--;
+    }
+    return max;
+  };
+
+  it.each<[string, unknown]>([
+    ['streamable-http', { type: 'streamable-http', url: 'https://h' }],
+    ['upper-case type', { type: 'HTTP', url: 'https://h' }],
+    ['websocket', { type: 'ws', url: 'ws://h' }],
+    ['.. in command', { command: '../x' }],
+    ['ftp url', { url: 'ftp://h/x' }],
+    ['conflict', { command: 'x', url: 'https://h' }],
+    ['bad lifecycle and timeout', { command: 'x', lifecycle: 'x', idleTimeoutMs: -1, timeout: 5 }],
+    ['empty', {}],
+    ['null', null],
+    ['env of numbers', { command: 'x', env: { A: 1 }, args: [2] }],
+  ])('%s', (_label, entry) => {
+    for (const issue of validateServer('s', entry, ctx).issues)
+      expect(depth(issue.message)).toBeLessThanOrEqual(1);
+  });
+
+  it('parse errors, in words', () => {
+    const parsed = parseConfigText(
+      '{\n  "mcpServers": {\n    "a": {"command": "x"}\n',
+      '/w/.mcp.json',
+      'project',
+    );
+    const message = parsed.issues[0]?.message ?? '';
+    expect(message).toContain('a } is missing at line 4');
+    expect(depth(message)).toBeLessThanOrEqual(1);
   });
 });
