@@ -198,6 +198,8 @@ export function serverNameProblem(name: string): string | undefined {
   if (name.length > MAX_SERVER_NAME_LENGTH)
     return `is ${name.length} characters long, more than ${MAX_SERVER_NAME_LENGTH}`;
   if (!SERVER_NAME_PATTERN.test(name)) return 'contains a control character such as a line break or tab';
+  // Hosts keep servers in plain objects keyed by name; this one name would be their prototype.
+  if (name === '__proto__') return 'is "__proto__", which cannot be a key of a plain object';
   return undefined;
 }
 

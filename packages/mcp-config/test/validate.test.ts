@@ -29,7 +29,7 @@ describe('validateServer: names', () => {
     ['a:b', true],
     ['a__b', true],
     ['ünï', true],
-    ['__proto__', true],
+    ['__proto__', false], // would be the prototype of every host's name-keyed object
     ['constructor', true],
     ['', false],
     ['x'.repeat(129), false],
