@@ -1,5 +1,6 @@
 import {
   isServerTrusted,
+  maskArgs,
   maskUrl,
   type ResolvedServer,
   referencedVariables,
@@ -8,7 +9,7 @@ import {
 import type { McpPool } from '@wave/mcp-pool';
 import type { World } from './context';
 import { CliError, oneLine } from './io';
-import { isSecretName, maskArgs } from './secrets';
+import { isSecretName } from './secrets';
 import { disabledBy } from './views';
 
 /** What a trust prompt shows: what would run, and which secrets it would receive. Pure. */

@@ -1,4 +1,4 @@
-import { maskUrl, maskValue, type ResolvedServer, referencedVariables } from '@wave/mcp-config';
+import { maskArgs, maskUrl, maskValue, type ResolvedServer, referencedVariables } from '@wave/mcp-config';
 
 /** Environment variable names that hold secrets by convention. */
 const SECRET_NAME = /(^|_)(TOKEN|KEY|SECRET|PASSWORD|PASSWD|PAT|CREDENTIALS?)$|^(PASSWORD|API_?KEY)$/i;
@@ -52,54 +52,6 @@ export function findLiteralSecrets(config: {
 /** Is an env or header name one whose value a user would not want shown or shared? Pure. */
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name) || SECRET_HEADER.test(name);
-}
-
-/** A command-line flag whose value is a credential: `--api-key`, `--token`, `-password`, `--auth`. */
-const SECRET_FLAG =
-  /^--?(?:[A-Za-z0-9]+[-_.])*(?:key|apikey|token|secret|password|passwd|pwd|pass|auth|credentials?|pat)$/i;
-const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
-const HEADER_ARG = /^([A-Za-z0-9-]+)\s*:\s*(.*)$/s;
-
-/**
- * Arguments as a person may see them: the values of credential flags
- * (`--api-key=sk-...`, `--token sk-...`), of secret-looking `NAME=value`
- * assignments and of credential header arguments (`Authorization: Bearer x`)
- * are masked unless they are `${VAR}` references; URLs are masked with
- * {@link maskUrl}. Pure.
- */
-export function maskArgs(args: readonly string[]): string[] {
-  const out: string[] = [];
-  let maskNext = false;
-  for (const a of args) {
-    if (maskNext) {
-      maskNext = false;
-      if (!a.startsWith('-')) {
-        out.push(maskValue(a));
-        continue;
-      }
-    }
-    const eq = a.indexOf('=');
-    if (a.startsWith('-') && eq > 0) {
-      if (SECRET_FLAG.test(a.slice(0, eq))) {
-        out.push(`${a.slice(0, eq)}=${maskValue(a.slice(eq + 1))}`);
-        continue;
-      }
-    } else if (a.startsWith('-') && SECRET_FLAG.test(a)) {
-      maskNext = true;
-    }
-    const assignment = ENV_ASSIGNMENT.exec(a);
-    if (assignment?.[1] && SECRET_NAME.test(assignment[1])) {
-      out.push(`${assignment[1]}=${maskValue(assignment[2] ?? '')}`);
-      continue;
-    }
-    const header = HEADER_ARG.exec(a);
-    if (header?.[1] && SECRET_HEADER.test(header[1])) {
-      out.push(`${header[1]}: ${maskValue(header[2] ?? '')}`);
-      continue;
-    }
-    out.push(/^[a-z][a-z0-9+.-]*:\/\//i.test(a) ? maskUrl(a) : a);
-  }
-  return out;
 }
 
 const MIN_SECRET_LENGTH = 4;
