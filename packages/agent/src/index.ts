@@ -1,4 +1,32 @@
-// Every export here is public API.
+/**
+ * @wave/agent: the MCP-first agent. Every export here is public API.
+ * @packageDocumentation
+ */
+export {
+  Agent,
+  type AgentEvents,
+  type AgentOptions,
+  type AgentWarning,
+  DEFAULT_SYSTEM_PROMPT,
+  type McpServerView,
+  type ToolMode,
+} from './agent';
+export { AgentError, type AgentErrorCode, isAgentError } from './errors';
+export type {
+  Exposure,
+  ExposureInput,
+  ExposurePlan,
+  LiveTool,
+  ToolOutcome,
+  ToolRoute,
+} from './exposure/types';
+export type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  BuiltinContext,
+  BuiltinTool,
+  OutputGuard,
+} from './funnel';
 export type {
   AssistantMessage,
   ContentBlock,
@@ -16,3 +44,7 @@ export type {
   ToolResultMessage,
   UserMessage,
 } from './model';
+export { type AskReason, type PermissionRules, toolDefinitionHash } from './permissions';
+export { createJsonlSessionStore, type JsonlSessionStoreOptions } from './sessions/jsonl';
+export type { LoadedSession, SessionInfo, SessionStore } from './sessions/types';
+export type { TurnResult, TurnStopReason } from './turn';
