@@ -27,6 +27,7 @@ export type {
   BuiltinTool,
   OutputGuard,
 } from './funnel';
+export { AgentHost, type AgentHostOptions, type HostAgentOptions, type PendingReclaim } from './host';
 export type {
   AssistantMessage,
   ContentBlock,
