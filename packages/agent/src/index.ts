@@ -45,6 +45,10 @@ export type {
   ToolResultMessage,
   UserMessage,
 } from './model';
+export { type AnthropicOptions, anthropic } from './models/anthropic';
+export { isModelError, ModelError, type ModelErrorCode } from './models/errors';
+export type { RetryOptions } from './models/http';
+export { type OpenAICompatibleOptions, openaiCompatible } from './models/openai';
 export { type AskReason, type PermissionRules, toolDefinitionHash } from './permissions';
 export { createJsonlSessionStore, type JsonlSessionStoreOptions } from './sessions/jsonl';
 export type { LoadedSession, SessionInfo, SessionStore } from './sessions/types';

@@ -28,6 +28,12 @@ export interface ToolCall {
   /** The declared tool name the model used (may be a short form of a full name). */
   name: string;
   arguments: Record<string, unknown>;
+  /**
+   * Set when the model's argument text was not a JSON object (small local
+   * models do this): `arguments` is then `{}` and this holds the raw text, so
+   * the caller can answer with an error the model can correct.
+   */
+  invalidArguments?: string;
 }
 
 /** A user message. `isMeta` marks host notices (hidden from UIs, persisted, sent to the model). */
@@ -71,6 +77,7 @@ export interface ToolDeclaration {
 export type ModelStreamEvent = { type: 'text-delta'; text: string } | { type: 'tool-call'; call: ToolCall };
 
 export interface ModelUsage {
+  /** Every prompt token of the request, cached ones included (adapters normalize to this). */
   inputTokens: number;
   outputTokens: number;
   /** Prompt tokens served from the provider's cache, when reported. */

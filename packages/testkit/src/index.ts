@@ -5,6 +5,21 @@
 export { ChildProcessTransport, childProcessTransport } from './child-transport';
 export { TestkitError, type TestkitErrorCode } from './errors';
 export {
+  type FakeHangStep,
+  type FakeModelOptions,
+  type FakeModelRequest,
+  type FakeModelServer,
+  type FakeModelStep,
+  type FakeModelWire,
+  type FakeRawStep,
+  type FakeReplyStep,
+  type FakeStatusStep,
+  type FakeToolCall,
+  fakeModelFixturePath,
+  startFakeAnthropic,
+  startFakeOpenAI,
+} from './fake-models';
+export {
   FIXTURE_NAMES,
   type FixtureName,
   fixturePath,
