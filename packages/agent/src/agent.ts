@@ -4,6 +4,7 @@
  * disconnected) around one turn loop and one tool funnel.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createToolCache, type ToolCache, type ToolSnapshot } from '@wave/mcp-cache';
 import {
   type ConfigIssue,
@@ -16,20 +17,14 @@ import {
   type ServerDisplay,
 } from '@wave/mcp-config';
 import { McpPool, type McpPoolApi, type McpPoolOptions, type ServerRecord } from '@wave/mcp-pool';
-import { basicOutputGuard } from './basic-guard';
+import type { BuiltinContext, BuiltinTool } from './builtins/types';
 import { AgentError } from './errors';
 import { Emitter } from './events';
 import { flatExposure } from './exposure/flat-exposure';
 import type { Exposure } from './exposure/types';
-import {
-  type ApprovalAnswer,
-  type ApprovalRequest,
-  type BuiltinContext,
-  type BuiltinTool,
-  Funnel,
-  type FunnelServer,
-  type OutputGuard,
-} from './funnel';
+import { type ApprovalAnswer, type ApprovalRequest, Funnel, type FunnelServer } from './funnel';
+import { createOutputGuard, type OutputGuard } from './guard/output-guard';
+import type { OutputLimits } from './guard/truncate';
 import type { Message, ModelAdapter, ModelStreamEvent } from './model';
 import type { PermissionRules } from './permissions';
 import { createJsonlSessionStore, newSessionId } from './sessions/jsonl';
@@ -110,8 +105,12 @@ export interface AgentOptions {
   id?: string;
   /** Extra built-in tools (always declared, never folded away). @default [] */
   builtins?: BuiltinTool[];
-  /** Replaces the plain result conversion (e.g. with size limits and spill files). @default plain conversion */
-  outputGuard?: OutputGuard;
+  /**
+   * Output guard limits: text over 8 KB or 1 000 lines is cut and spilled to a
+   * file `ReadOutput` can page through, structured content over 16 KB is
+   * summarized, images are counted per turn. @default DEFAULT_OUTPUT_LIMITS
+   */
+  outputLimits?: Partial<OutputLimits>;
   /** Clock for timestamps. @default Date.now */
   now?: () => number;
 }
@@ -267,7 +266,10 @@ export class Agent {
     }
     this.remembered = new Map(Object.entries(options.rememberedApprovals ?? {}));
     this.exposure = flatExposure();
-    this.guard = options.outputGuard ?? basicOutputGuard({ dir: this.filesDir() });
+    this.guard = createOutputGuard({
+      dir: join(this.filesDir(), 'tool-output'),
+      ...(options.outputLimits ? { limits: options.outputLimits } : {}),
+    });
     const builtins = new Map<string, BuiltinTool>();
     for (const b of options.builtins ?? []) builtins.set(b.declaration.name, b);
     this.funnel = new Funnel({
@@ -418,6 +420,7 @@ export class Agent {
       home: this.home,
       sessionDir: this.filesDir(),
       reloadConfig: () => this.reloadMcpConfig(),
+      servers: () => this.loaded.servers,
     };
     if (signal) ctx.signal = signal;
     return ctx;

@@ -7,45 +7,16 @@
  */
 import { isToolAutoApproved, matchToolGlob, type ResolvedServer, serverIdentity } from '@wave/mcp-config';
 import type { McpPoolApi, ServerRecord } from '@wave/mcp-pool';
+import type { BuiltinContext, BuiltinTool } from './builtins/types';
+import { fullToolName, parseFullToolName, toolIdentity } from './exposure/flat';
 import type { ToolOutcome } from './exposure/types';
-import type { ContentBlock, ToolDeclaration } from './model';
+import type { OutputGuard } from './guard/output-guard';
 import { type AskReason, decidePermission, type PermissionRules, toolDefinitionHash } from './permissions';
 
 /** What a tool call returns from the pool. */
 export type CallToolResult = Awaited<ReturnType<McpPoolApi['callTool']>>;
 /** A tool as a server lists it. */
 export type McpTool = ServerRecord['tools'][number];
-
-/** What a built-in tool gets besides its arguments. */
-export interface BuiltinContext {
-  workdir: string;
-  home: string;
-  /** This session's files directory (spilled output lives here). */
-  sessionDir: string;
-  signal?: AbortSignal;
-  /** Reload the MCP configuration (after an edit). */
-  reloadConfig(): Promise<void>;
-}
-
-/** A tool the agent itself provides (`ReadOutput`, `McpSettings`). */
-export interface BuiltinTool {
-  declaration: ToolDeclaration;
-  /** Ask for approval every time, whatever the rules say (a deny rule still wins). */
-  alwaysAsk: boolean;
-  /** May run in parallel with other read-only calls. @default false */
-  readOnly?: boolean;
-  run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<{ content: string; isError?: boolean }>;
-}
-
-/** Turns a raw MCP result into what the model sees (cutting, spilling, image handling). */
-export interface OutputGuard {
-  /** A new turn starts: reset per-turn counters (images). */
-  startTurn(): void;
-  guard(
-    result: CallToolResult,
-    ctx: { fullName: string; supportsVision: boolean },
-  ): Promise<{ content: string | ContentBlock[]; isError: boolean }>;
-}
 
 /** What `canUseTool` is asked. */
 export interface ApprovalRequest {
@@ -110,20 +81,6 @@ type Target =
   | { kind: 'mcp'; entry: FunnelServer; record: ServerRecord; tool: McpTool; toolName: string }
   | { kind: 'unavailable'; message: string };
 
-/** Split `mcp__<identity>__<tool>`; undefined for other names. Pure. */
-export function parseFullName(fullName: string): { identity: string; tool: string } | undefined {
-  if (!fullName.startsWith('mcp__')) return undefined;
-  const rest = fullName.slice(5);
-  const i = rest.indexOf('__');
-  if (i <= 0 || i + 2 >= rest.length) return undefined;
-  return { identity: rest.slice(0, i), tool: rest.slice(i + 2) };
-}
-
-/** The full name of a server's tool. Pure. */
-export function fullToolName(server: string, tool: string): string {
-  return `mcp__${serverIdentity(server)}__${tool}`;
-}
-
 /** Why a server cannot take calls now, and what the user can do. Pure. */
 export function unavailableReason(record: ServerRecord | undefined, entry: FunnelServer): string {
   const name = entry.server.name;
@@ -162,18 +119,18 @@ export class Funnel {
   private resolve(fullName: string): Target {
     const builtin = this.deps.builtins.get(fullName);
     if (builtin) return { kind: 'builtin', tool: builtin };
-    const parsed = parseFullName(fullName);
+    const parsed = parseFullToolName(fullName);
     if (!parsed) {
       return {
         kind: 'unavailable',
         message: `Unknown tool "${fullName}". MCP tools are named mcp__<server>__<tool>; use one of the declared tools.`,
       };
     }
-    const entry = this.deps.servers().find((s) => serverIdentity(s.server.name) === parsed.identity);
+    const entry = this.deps.servers().find((s) => serverIdentity(s.server.name) === parsed.server);
     if (!entry) {
       return {
         kind: 'unavailable',
-        message: `Tool ${fullName} is unavailable because no MCP server "${parsed.identity}" is configured. The user can add it to the MCP configuration.`,
+        message: `Tool ${fullName} is unavailable because no MCP server "${parsed.server}" is configured. The user can add it to the MCP configuration.`,
       };
     }
     const record = entry.blockedReason ? undefined : this.deps.pool.get(entry.server.name);
@@ -184,20 +141,22 @@ export class Funnel {
         message: `Tool ${fullName} is unavailable because ${unavailableReason(record, entry)}`,
       };
     }
-    const tool = record.tools.find((t) => t.name === parsed.tool);
+    const tool =
+      record.tools.find((t) => t.name === parsed.tool) ??
+      record.tools.find(
+        (t) => fullToolName(record.name, t.name) === fullName || toolIdentity(t.name) === parsed.tool,
+      );
     if (!tool) {
       return {
         kind: 'unavailable',
         message: `Tool ${fullName} is unavailable because MCP server "${entry.server.name}" has no tool "${parsed.tool}" now (it lists: ${record.tools.map((t) => t.name).join(', ') || 'nothing'}).`,
       };
     }
-    return { kind: 'mcp', entry, record, tool, toolName: parsed.tool };
+    return { kind: 'mcp', entry, record, tool, toolName: tool.name };
   }
 
   /** May this call run in parallel with other read-only calls? */
   isReadOnly(fullName: string): boolean {
-    const builtin = this.deps.builtins.get(fullName);
-    if (builtin) return builtin.readOnly === true;
     const overrides = this.deps.readOnlyOverrides;
     if (overrides) {
       for (const [glob, value] of Object.entries(overrides)) {

@@ -11,6 +11,7 @@ export {
   type McpServerView,
   type ToolMode,
 } from './agent';
+export type { BuiltinContext, BuiltinResult, BuiltinTool } from './builtins/types';
 export { AgentError, type AgentErrorCode, isAgentError } from './errors';
 export type {
   Exposure,
@@ -20,13 +21,8 @@ export type {
   ToolOutcome,
   ToolRoute,
 } from './exposure/types';
-export type {
-  ApprovalAnswer,
-  ApprovalRequest,
-  BuiltinContext,
-  BuiltinTool,
-  OutputGuard,
-} from './funnel';
+export type { ApprovalAnswer, ApprovalRequest } from './funnel';
+export type { OutputLimits } from './guard/truncate';
 export { AgentHost, type AgentHostOptions, type HostAgentOptions, type PendingReclaim } from './host';
 export type {
   AssistantMessage,

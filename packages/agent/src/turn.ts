@@ -9,8 +9,9 @@
 import { computeInstructionsDelta } from '@wave/mcp-instructions';
 import type { McpPoolApi } from '@wave/mcp-pool';
 import { AgentError } from './errors';
+import { fullToolName } from './exposure/flat';
 import type { Exposure, LiveTool, ToolOutcome } from './exposure/types';
-import { type Funnel, type FunnelServer, fullToolName } from './funnel';
+import type { Funnel, FunnelServer } from './funnel';
 import type {
   AssistantMessage,
   Message,
