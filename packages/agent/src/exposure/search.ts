@@ -57,6 +57,10 @@ const MAX_PARAMS = 40;
 const SYNONYM_WEIGHT = 0.5;
 const RELATED_WEIGHT = 0.4;
 const JOINED_WEIGHT = 0.8;
+/** A query word that begins a longer indexed word (`repo` -> `repository`). */
+const PREFIX_WEIGHT = 0.5;
+const MIN_PREFIX = 4;
+const MAX_COMPLETIONS = 8;
 
 interface Alternative {
   term: string;
@@ -282,6 +286,25 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
   }
 
   const serverPhrases = buildServerPhrases(docs, vocabulary, tfByTerm, serverOf);
+  const sortedTerms = [...postings.keys()].sort();
+
+  /** Indexed terms that start with `prefix` (`config` -> `configurat`), at most a few. */
+  function completions(prefix: string): string[] {
+    let lo = 0;
+    let hi = sortedTerms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((sortedTerms[mid] as string) < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < sortedTerms.length && out.length < MAX_COMPLETIONS; i++) {
+      const t = sortedTerms[i] as string;
+      if (!t.startsWith(prefix)) break;
+      if (t !== prefix) out.push(t);
+    }
+    return out;
+  }
 
   // Scratch buffers reused by every query (owned by this index only).
   const total = new Float64Array(n);
@@ -303,6 +326,14 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
       if (!seen.has(rel)) {
         seen.add(rel);
         alternatives.push({ term: rel, weight: RELATED_WEIGHT });
+      }
+    }
+    if (s.length >= MIN_PREFIX) {
+      for (const longer of completions(s)) {
+        if (!seen.has(longer)) {
+          seen.add(longer);
+          alternatives.push({ term: longer, weight: PREFIX_WEIGHT });
+        }
       }
     }
     return alternatives;

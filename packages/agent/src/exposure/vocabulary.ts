@@ -194,7 +194,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   // Reasoning
   ['think', 'thought', 'reason', 'reasoning', 'reflect', 'plan', 'step', 'brainstorm'],
   // Cloud and platforms
-  ['function', 'lambda', 'serverless', 'edge', 'worker'],
+  ['function', 'lambda', 'serverless', 'edge'],
   ['config', 'configuration', 'setting', 'settings', 'option', 'preference'],
   ['secret', 'credential', 'token', 'apikey', 'key'],
   ['environment', 'env', 'variable', 'var'],
@@ -227,6 +227,19 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
  * observation is not a way to remember).
  */
 export const RELATED: Readonly<Record<string, readonly string[]>> = {
+  propose: ['pull', 'request', 'merge'],
+  contribute: ['pull', 'request', 'commit'],
+  recent: ['latest', 'history', 'commit'],
+  long: ['duration', 'time', 'distance'],
+  high: ['elevation', 'height'],
+  sea: ['elevation'],
+  column: ['table', 'migration', 'alter'],
+  back: ['restore', 'previous'],
+  syntax: ['documentation', 'docs', 'library'],
+  method: ['documentation', 'docs', 'library'],
+  hook: ['documentation', 'docs', 'library'],
+  example: ['documentation', 'docs', 'code'],
+  prefer: ['observation', 'preference'],
   remember: ['memory', 'observation', 'entity', 'knowledge', 'graph', 'fact', 'store'],
   memorize: ['memory', 'observation', 'entity', 'knowledge', 'graph'],
   recall: ['memory', 'search', 'node', 'knowledge', 'graph', 'read'],
@@ -307,7 +320,6 @@ export const RELATED: Readonly<Record<string, readonly string[]>> = {
   select: ['query', 'sql'],
   ddl: ['migration', 'apply'],
   schema: ['table', 'migration'],
-  column: ['table'],
   cache: ['key', 'value', 'redis'],
   kv: ['key', 'value'],
   ttl: ['expire', 'key'],
@@ -425,7 +437,7 @@ export const SERVER_ALIASES: Readonly<Record<string, readonly string[]>> = {
   github: ['gh', 'git hub'],
   gitlab: ['gl', 'git lab'],
   postgres: ['postgresql', 'psql', 'pg'],
-  gdrive: ['google drive', 'drive'],
+  gdrive: ['google drive'],
   maps: ['google maps', 'gmaps'],
   brave: ['brave search'],
   aws: ['amazon', 'bedrock'],
