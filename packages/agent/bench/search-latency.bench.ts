@@ -28,7 +28,9 @@ function quantile(sorted: number[], q: number): number {
 
 export default function run(): void {
   const tools = thousandTools();
-  const queries = loadQueries('search-queries.json').map((q) => q.query);
+  const queries = [...loadQueries('search-queries.json'), ...loadQueries('search-queries-heldout.json')].map(
+    (q) => q.query,
+  );
 
   const buildTimes: number[] = [];
   let index = createToolSearchIndex(tools);
