@@ -13,6 +13,14 @@ export {
 } from './agent';
 export type { BuiltinContext, BuiltinResult, BuiltinTool } from './builtins/types';
 export { AgentError, type AgentErrorCode, isAgentError } from './errors';
+// --- Tool search (also at `@wave/agent/search`) ---
+export {
+  createToolSearchIndex,
+  type SearchableTool,
+  searchTools,
+  type ToolSearchIndex,
+  type ToolSearchOptions,
+} from './exposure/search';
 export type {
   Exposure,
   ExposureInput,
