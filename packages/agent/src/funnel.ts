@@ -11,7 +11,14 @@ import type { BuiltinContext, BuiltinTool } from './builtins/types';
 import { fullToolName, parseFullToolName, toolIdentity } from './exposure/flat';
 import type { ToolOutcome } from './exposure/types';
 import type { OutputGuard } from './guard/output-guard';
-import { type AskReason, decidePermission, type PermissionRules, toolDefinitionHash } from './permissions';
+import {
+  type AskReason,
+  decidePermission,
+  matchRules,
+  type PermissionRules,
+  type RuleMatch,
+  toolDefinitionHash,
+} from './permissions';
 
 /** What a tool call returns from the pool. */
 export type CallToolResult = Awaited<ReturnType<McpPoolApi['callTool']>>;
@@ -113,7 +120,50 @@ function errorText(error: unknown): string {
 
 /** The execution funnel of one agent. */
 export class Funnel {
+  private readonly hashes = new WeakMap<object, string>();
+  private rulesSeen: PermissionRules | undefined;
+  private readonly matches = new Map<string, RuleMatch>();
+  private readonly approvals = new WeakMap<ResolvedServer, Map<string, boolean>>();
+  private readonly identities = new WeakMap<ResolvedServer, string>();
+
   constructor(private readonly deps: FunnelDeps) {}
+
+  private ruleMatch(fullName: string): RuleMatch {
+    const rules = this.deps.rules();
+    if (rules !== this.rulesSeen) {
+      this.rulesSeen = rules;
+      this.matches.clear();
+    }
+    let m = this.matches.get(fullName);
+    if (m === undefined) {
+      m = matchRules(rules, fullName);
+      this.matches.set(fullName, m);
+    }
+    return m;
+  }
+
+  private identity(server: ResolvedServer): string {
+    let id = this.identities.get(server);
+    if (id === undefined) {
+      id = serverIdentity(server.name);
+      this.identities.set(server, id);
+    }
+    return id;
+  }
+
+  private autoApproved(server: ResolvedServer, tool: string): boolean {
+    let byTool = this.approvals.get(server);
+    if (!byTool) {
+      byTool = new Map();
+      this.approvals.set(server, byTool);
+    }
+    let v = byTool.get(tool);
+    if (v === undefined) {
+      v = isToolAutoApproved(server, tool);
+      byTool.set(tool, v);
+    }
+    return v;
+  }
 
   /** Find what a full name refers to right now. */
   private resolve(fullName: string): Target {
@@ -126,7 +176,7 @@ export class Funnel {
         message: `Unknown tool "${fullName}". MCP tools are named mcp__<server>__<tool>; use one of the declared tools.`,
       };
     }
-    const entry = this.deps.servers().find((s) => serverIdentity(s.server.name) === parsed.server);
+    const entry = this.deps.servers().find((s) => this.identity(s.server) === parsed.server);
     if (!entry) {
       return {
         kind: 'unavailable',
@@ -203,24 +253,34 @@ export class Funnel {
     const target = this.resolve(fullName);
     if (target.kind === 'unavailable') return textOutcome(target.message, true, true);
 
-    // Permission rules, then approval.
-    const definition =
-      target.kind === 'builtin'
-        ? {
-            name: target.tool.declaration.name,
-            description: target.tool.declaration.description,
-            inputSchema: target.tool.declaration.inputSchema,
-          }
-        : { name: fullName, description: target.tool.description, inputSchema: target.tool.inputSchema };
-    const definitionHash = toolDefinitionHash(definition);
+    // Permission rules, then approval. Rule matches, trusted approveTools and
+    // definition hashes are cached: they are pure in their (stable) inputs.
+    const definitionSource: object = target.kind === 'builtin' ? target.tool.declaration : target.tool;
+    const definitionHash = () => {
+      let h = this.hashes.get(definitionSource);
+      if (h === undefined) {
+        h = toolDefinitionHash(
+          target.kind === 'builtin'
+            ? {
+                name: target.tool.declaration.name,
+                description: target.tool.declaration.description,
+                inputSchema: target.tool.declaration.inputSchema,
+              }
+            : { name: fullName, description: target.tool.description, inputSchema: target.tool.inputSchema },
+        );
+        this.hashes.set(definitionSource, h);
+      }
+      return h;
+    };
+    const alwaysAsk = target.kind === 'builtin' && target.tool.alwaysAsk;
+    const rememberedHash = alwaysAsk ? undefined : this.deps.remembered.get(fullName);
     const decision = decidePermission({
       fullName,
-      rules: this.deps.rules(),
-      alwaysAsk: target.kind === 'builtin' && target.tool.alwaysAsk,
-      autoApproved: target.kind === 'mcp' && isToolAutoApproved(target.entry.server, target.toolName),
-      definitionHash,
-      rememberedHash:
-        target.kind === 'builtin' && target.tool.alwaysAsk ? undefined : this.deps.remembered.get(fullName),
+      match: this.ruleMatch(fullName),
+      alwaysAsk,
+      autoApproved: target.kind === 'mcp' && this.autoApproved(target.entry.server, target.toolName),
+      definitionHash: rememberedHash === undefined ? undefined : definitionHash(),
+      rememberedHash,
     });
     if (decision.kind === 'deny') return textOutcome(decision.reason, true, true);
     if (decision.kind === 'ask') {
@@ -266,8 +326,9 @@ export class Funnel {
         );
       }
       if (answer === 'allow-always' && !(target.kind === 'builtin' && target.tool.alwaysAsk)) {
-        this.deps.remembered.set(fullName, definitionHash);
-        this.deps.onAllowAlways?.({ fullName, definitionHash });
+        const hash = definitionHash();
+        this.deps.remembered.set(fullName, hash);
+        this.deps.onAllowAlways?.({ fullName, definitionHash: hash });
       }
     }
     if (signal?.aborted)

@@ -63,6 +63,8 @@ export interface PermissionInput {
   definitionHash?: string | undefined;
   /** The definition hash remembered by an earlier "allow always" for this exact name, if any. */
   rememberedHash?: string | undefined;
+  /** `matchRules(rules, fullName)` when the caller already has it (it caches matches). */
+  match?: RuleMatch;
 }
 
 /**
@@ -71,7 +73,7 @@ export interface PermissionInput {
  * definition hash; otherwise ask.
  */
 export function decidePermission(input: PermissionInput): PermissionDecision {
-  const match = matchRules(input.rules, input.fullName);
+  const match = input.match ?? matchRules(input.rules, input.fullName);
   if (match.kind === 'deny') {
     return {
       kind: 'deny',
