@@ -60,6 +60,22 @@ describe('results', () => {
     );
   });
 
+  test('a huge result is cut in the worker; the total length still stated', async () => {
+    const { host } = memoryHost(pool, impls);
+    const r = await tight.run('return "y".repeat(5_000_000)', host);
+    expect(r.content).toBe(
+      `Result:\n${'y'.repeat(100)}\n[result cut: showing the first 100 of 5000000 characters]`,
+    );
+  });
+
+  test('a long error message is cut too', async () => {
+    const { host } = memoryHost(pool, impls);
+    const r = await tight.run('throw new Error("e".repeat(1000))', host);
+    expect(r.failure?.message).toBe(
+      `Error: ${'e'.repeat(93)}\n[error message cut: showing the first 100 of 1007 characters]`,
+    );
+  });
+
   test('console output is capped', async () => {
     const { host } = memoryHost(pool, impls);
     const r = await tight.run('for (let i = 0; i < 100; i++) console.log("line " + i); return 1', host);

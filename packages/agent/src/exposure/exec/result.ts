@@ -68,15 +68,20 @@ export function toScriptValue(result: NestedToolResult, imagesLeft: number): Scr
   return { ok: true, payload: JSON.stringify(blocks), images };
 }
 
-/** Cuts `text` to `max` characters and says so, with the total length. */
-export function cutText(text: string, max: number, what: string): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n[${what} cut: showing the first ${max} of ${text.length} characters]`;
+/**
+ * Cuts `text` to `max` characters and says so, with the total length
+ * (`total` when `text` is already a prefix of a longer text).
+ */
+export function cutText(text: string, max: number, what: string, total = text.length): string {
+  if (total <= max && text.length <= max) return text;
+  return `${text.slice(0, max)}\n[${what} cut: showing the first ${max} of ${Math.max(total, text.length)} characters]`;
 }
 
 export interface SuccessText {
   /** The returned value: `undefined` when the script returned nothing. */
   value: string | undefined;
+  /** Length of the whole value when `value` is only its beginning. @default value.length */
+  valueLength?: number;
   console: string;
   consoleCut: boolean;
   maxResultChars: number;
@@ -93,7 +98,8 @@ function consoleSection(text: string, cut: boolean, max: number, title: string):
 /** The model-visible text of a finished script. */
 export function successText(s: SuccessText): string {
   const parts: string[] = [];
-  if (s.value !== undefined) parts.push(`Result:\n${cutText(s.value, s.maxResultChars, 'result')}`);
+  if (s.value !== undefined)
+    parts.push(`Result:\n${cutText(s.value, s.maxResultChars, 'result', s.valueLength)}`);
   const c = consoleSection(s.console, s.consoleCut, s.maxConsoleChars, 'Console output:');
   if (c !== undefined) parts.push(c);
   if (s.omittedImages > 0) {

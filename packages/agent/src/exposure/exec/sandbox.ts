@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ContentBlock, ImageBlock } from '../../model';
 import { type CatalogTool, renderSignature } from '../catalog';
-import { failureText, type NestedToolResult, successText, toScriptValue } from './result';
+import { cutText, failureText, type NestedToolResult, successText, toScriptValue } from './result';
 import { WORKER_SOURCE } from './worker-source';
 
 /** What the sandbox needs from the agent, asked again on every run. */
@@ -107,7 +107,14 @@ type WorkerMessage =
   | { t: 'ready' }
   | { t: 'log'; run: number; text: string; cut: boolean }
   | { t: 'call'; run: number; kind: 'call' | 'search'; id: number; name: string; payload: string }
-  | { t: 'done'; run: number; ok: boolean; kind: 'none' | 'text' | 'value' | 'error'; text: string };
+  | {
+      t: 'done';
+      run: number;
+      ok: boolean;
+      kind: 'none' | 'text' | 'value' | 'error';
+      text: string;
+      total: number;
+    };
 
 const dropProto = (key: string, value: unknown): unknown => (key === '__proto__' ? undefined : value);
 
@@ -195,6 +202,7 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
       if (msg.ok) {
         const text = successText({
           value: msg.kind === 'none' ? undefined : msg.text,
+          valueLength: msg.total,
           console: consoleText,
           consoleCut: a.consoleCut,
           maxResultChars: limits.maxResultChars,
@@ -209,7 +217,7 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
           durationMs: now() - a.started,
         });
       } else {
-        a.fail('EXEC_SCRIPT_ERROR', msg.text);
+        a.fail('EXEC_SCRIPT_ERROR', cutText(msg.text, limits.maxResultChars, 'error message', msg.total));
       }
     }
   }
@@ -338,6 +346,8 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         code,
         names: JSON.stringify([...a.names]),
         logLimit: limits.maxConsoleChars,
+        // The worker sends one character more than is shown, so the cut is always visible.
+        resultLimit: limits.maxResultChars + 1,
       });
     });
   }

@@ -356,7 +356,10 @@ function prepare() {
     const c = current;
     if (c === null || c.run !== ref.run || c.done) return;
     c.done = true;
-    const msg = { t: 'done', run: ref.run, ok: ok === true, kind: String(kind), text: String(text) };
+    // Only what the host may show crosses the thread boundary; the total length goes along.
+    const full = String(text);
+    const max = c.resultLimit;
+    const msg = { t: 'done', run: ref.run, ok: ok === true, kind: String(kind), text: full.length > max ? full.slice(0, max) : full, total: full.length };
     // Report only once the microtasks the script queued have drained, so work the
     // script left behind is charged to this run, not to the next one.
     setImmediate(() => {
@@ -375,10 +378,10 @@ function runScript(msg) {
   const p = prepared !== null ? prepared : prepare();
   prepared = null;
   p.ref.run = msg.run;
-  current = { run: msg.run, settle: p.api.settle, logged: 0, logLimit: msg.logLimit, logCut: false, done: false };
+  current = { run: msg.run, settle: p.api.settle, logged: 0, logLimit: msg.logLimit, resultLimit: msg.resultLimit, logCut: false, done: false };
   const fail = (text) => {
     current = null;
-    parentPort.postMessage({ t: 'done', run: msg.run, ok: false, kind: 'error', text });
+    parentPort.postMessage({ t: 'done', run: msg.run, ok: false, kind: 'error', text, total: text.length });
   };
   p.api.install(msg.names);
   let fn;
