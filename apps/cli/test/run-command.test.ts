@@ -129,13 +129,14 @@ describe('wave run', () => {
       text: 'From settings.',
       model: 'openai-compatible:from-file',
     });
-    expect((model.requests[0]?.body as { model: string }).model).toBe('from-file');
+    const modelOf = (i: number) => (model.requests[i]?.body as { model?: string } | undefined)?.model;
+    expect(modelOf(0)).toBe('from-file');
     // The environment beats the file, a flag beats the environment.
     model.enqueue({ text: 'a' }, { text: 'b' });
-    r = await s.wave(['run', 'hi'], { env: { WAVE_MODEL: 'from-env' } });
-    expect((model.requests[1]?.body as { model: string }).model).toBe('from-env');
-    r = await s.wave(['run', 'hi', '--model', 'from-flag'], { env: { WAVE_MODEL: 'from-env' } });
-    expect((model.requests[2]?.body as { model: string }).model).toBe('from-flag');
+    await s.wave(['run', 'hi'], { env: { WAVE_MODEL: 'from-env' } });
+    expect(modelOf(1)).toBe('from-env');
+    await s.wave(['run', 'hi', '--model', 'from-flag'], { env: { WAVE_MODEL: 'from-env' } });
+    expect(modelOf(2)).toBe('from-flag');
   });
 
   it('a model failure exits 1 (--json carries the error); --continue resumes the latest session', async () => {
