@@ -198,6 +198,13 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
       route.kind === 'call' ? ctx.funnel.isReadOnly(route.fullName) : route.readOnly,
     );
     const runOne = async ({ call, route }: (typeof routes)[number]): Promise<ToolOutcome> => {
+      if (call.invalidArguments !== undefined) {
+        return {
+          content: `Tool ${call.name} was not run: its arguments must be a JSON object, got: ${call.invalidArguments.slice(0, 500)}`,
+          isError: true,
+          blocked: true,
+        };
+      }
       if (route.kind === 'call')
         return ctx.funnel.call(route.fullName, route.arguments, { signal: ctx.signal, callId: call.id });
       try {
