@@ -17,6 +17,7 @@ import { ModelError } from './errors';
 import { postWithRetry, type RetryOptions } from './http';
 import { readStream } from './read-stream';
 import {
+  checkOptions,
   imagePlaceholder,
   isContextLengthMessage,
   joinUrl,
@@ -51,6 +52,8 @@ export interface AnthropicOptions {
   headers?: Record<string, string>;
   /** Retry policy for 408/409/429/5xx (529 overloaded included) and network errors. @default { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30000 } */
   retry?: RetryOptions;
+  /** Give up on an attempt when no data arrived for this long (before the response: retried like a network error; mid-stream: final). 0 disables. @default 600000 */
+  idleTimeoutMs?: number;
   /** The fetch to use. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Adapter name in messages and logs. @default `anthropic:<model>` */
@@ -330,8 +333,18 @@ export function fromMessagesResponse(json: WireResponse): ModelResponse | undefi
   };
 }
 
-/** A Claude model through the Anthropic Messages API. */
+/**
+ * A Claude model through the Anthropic Messages API. Throws `MODEL_CONFIG`
+ * at once for a missing model or API key, or a baseURL that is not http(s).
+ */
 export function anthropic(options: AnthropicOptions): ModelAdapter {
+  checkOptions('anthropic', options);
+  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+    throw new ModelError(
+      'MODEL_CONFIG',
+      'anthropic: the apiKey option is empty; pass the key, e.g. { apiKey: process.env.ANTHROPIC_API_KEY }',
+    );
+  }
   const name = options.name ?? `anthropic:${options.model}`;
   const url = joinUrl(options.baseURL ?? 'https://api.anthropic.com', '/v1/messages');
   return {
@@ -346,7 +359,8 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         'anthropic-version': options.version ?? '2023-06-01',
         ...options.headers,
       };
-      const { response, attempts } = await postWithRetry({
+      const idleTimeoutMs = options.idleTimeoutMs ?? 600_000;
+      const { response, attempts, watchdog } = await postWithRetry({
         url,
         headers,
         body,
@@ -355,6 +369,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         fetch: options.fetch,
         model: name,
         secret: options.apiKey,
+        idleTimeoutMs,
         authHint:
           'Check the apiKey option (usually from ANTHROPIC_API_KEY); the key was rejected or lacks access to this model.',
         classify: (status, message) =>
@@ -367,7 +382,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
       const state = createMessagesStreamState();
       const streamed = await readStream(
         response,
-        { name, url, attempts, signal: request.signal, secret: options.apiKey },
+        { name, url, attempts, signal: request.signal, secret: options.apiKey, watchdog, idleTimeoutMs },
         {
           onEvent(data, event) {
             let parsed: WireEvent;

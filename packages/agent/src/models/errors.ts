@@ -1,5 +1,7 @@
 /** Stable codes of {@link ModelError}. */
 export type ModelErrorCode =
+  /** The adapter options are unusable (no model, a bad baseURL, no API key where one is required). */
+  | 'MODEL_CONFIG'
   /** The provider refused the credentials (401/403). */
   | 'MODEL_AUTH'
   /** 429, still rate limited after every retry (or asked to wait longer than allowed). */
@@ -10,6 +12,8 @@ export type ModelErrorCode =
   | 'MODEL_HTTP'
   /** The provider could not be reached, or the connection broke. */
   | 'MODEL_NETWORK'
+  /** No data arrived for `idleTimeoutMs` (the server stalled). */
+  | 'MODEL_TIMEOUT'
   /** The provider reported an error inside a stream that had started. */
   | 'MODEL_STREAM'
   /** The response could not be understood (bad JSON, bad SSE, missing fields). */

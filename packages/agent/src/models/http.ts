@@ -1,7 +1,7 @@
 /**
- * One POST with retries: exponential backoff with jitter on 408/409/429/5xx
- * and network errors, `retry-after` respected, abort passed to fetch so it
- * reaches the socket at once. Retries stop once a 2xx arrives: the caller
+ * One POST with retries: exponential backoff with jitter on 408/409/429/5xx,
+ * network errors and silent attempts (idle timeout), `retry-after`
+ * respected, abort passed to fetch so it reaches the socket at once. Retries stop once a 2xx arrives: the caller
  * reads the body, and a failure while reading is final.
  */
 import { ModelError, type ModelErrorCode, redact } from './errors';
@@ -38,14 +38,69 @@ export interface PostRequest {
   secret?: string | undefined;
   /** Hint appended to auth failures, e.g. which option or variable holds the key. */
   authHint: string;
+  /** Abort an attempt when no byte arrived for this long (0: never). */
+  idleTimeoutMs?: number | undefined;
   /** A more precise code for an error body, e.g. `MODEL_CONTEXT_LENGTH`. */
   classify?: ((status: number, message: string) => ModelErrorCode | undefined) | undefined;
 }
 
-/** The successful response and how many attempts it took. */
+/** The successful response, how many attempts it took, and the watchdog still guarding its body. */
 export interface PostResult {
   response: Response;
   attempts: number;
+  /** Touch it for every chunk read; dispose of it when the body is done. */
+  watchdog: IdleWatchdog;
+}
+
+/** Aborts its `signal` when `touch()` was not called for `ms`. */
+export interface IdleWatchdog {
+  readonly signal: AbortSignal;
+  /** Whether it fired. */
+  readonly fired: boolean;
+  touch(): void;
+  /** Stops the timer. Idempotent. */
+  dispose(): void;
+}
+
+/** An {@link IdleWatchdog}; `ms` of 0, undefined or Infinity never fires. */
+export function idleWatchdog(ms: number | undefined): IdleWatchdog {
+  const controller = new AbortController();
+  const armed = ms !== undefined && ms > 0 && Number.isFinite(ms);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let disposed = false;
+  const arm = () => {
+    if (!armed || disposed) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(new Error(`no data for ${ms} ms`)), ms);
+  };
+  arm();
+  return {
+    signal: controller.signal,
+    get fired() {
+      return controller.signal.aborted;
+    },
+    touch: arm,
+    dispose() {
+      disposed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/** The error for a request that went silent for `ms`. */
+export function timeoutError(
+  model: string,
+  url: string,
+  ms: number | undefined,
+  attempts: number,
+  cause?: unknown,
+) {
+  return new ModelError(
+    'MODEL_TIMEOUT',
+    `${model}: no data from ${url} for ${ms} ms (attempt ${attempts}). The server may be stalled; try again, or raise idleTimeoutMs for slow local models.`,
+    { model, attempts, cause },
+  );
 }
 
 const RETRY_STATUS = new Set([408, 409, 429]);
@@ -191,18 +246,17 @@ export async function postWithRetry(req: PostRequest): Promise<PostResult> {
   for (;;) {
     if (req.signal?.aborted) throw abortedError(req.model, req.signal.reason);
     attempts++;
+    const watchdog = idleWatchdog(req.idleTimeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, watchdog.signal]) : watchdog.signal;
     let response: Response;
     try {
-      response = await doFetch(req.url, {
-        method: 'POST',
-        headers: req.headers,
-        body: payload,
-        ...(req.signal ? { signal: req.signal } : {}),
-      });
+      response = await doFetch(req.url, { method: 'POST', headers: req.headers, body: payload, signal });
     } catch (error) {
+      watchdog.dispose();
       if (req.signal?.aborted) throw abortedError(req.model, error);
       const delay = attempts <= maxRetries ? retryDelay(attempts, undefined, retry) : undefined;
       if (delay === undefined) {
+        if (watchdog.fired) throw timeoutError(req.model, req.url, req.idleTimeoutMs, attempts, error);
         throw new ModelError(
           'MODEL_NETWORK',
           `${req.model}: could not reach ${req.url} (${redact(networkCause(error), req.secret)}) after ${attempts} attempt(s). Is the server running, and is baseURL right?`,
@@ -212,12 +266,17 @@ export async function postWithRetry(req: PostRequest): Promise<PostResult> {
       await sleepOrAbort(sleep, delay, req);
       continue;
     }
-    if (response.ok) return { response, attempts };
+    if (response.ok) {
+      watchdog.touch();
+      return { response, attempts, watchdog };
+    }
     let text = '';
     try {
       text = await response.text();
     } catch (error) {
       if (req.signal?.aborted) throw abortedError(req.model, error);
+    } finally {
+      watchdog.dispose();
     }
     const retryable = isRetryableStatus(response.status) && attempts <= maxRetries;
     const delay = retryable ? retryDelay(attempts, response.headers, retry) : undefined;

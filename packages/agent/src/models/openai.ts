@@ -18,6 +18,7 @@ import { ModelError } from './errors';
 import { postWithRetry, type RetryOptions } from './http';
 import { readStream } from './read-stream';
 import {
+  checkOptions,
   imagePlaceholder,
   isContextLengthMessage,
   joinUrl,
@@ -51,6 +52,8 @@ export interface OpenAICompatibleOptions {
   headers?: Record<string, string>;
   /** Retry policy for 408/409/429/5xx and network errors. @default { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30000 } */
   retry?: RetryOptions;
+  /** Give up on an attempt when no data arrived for this long (before the response: retried like a network error; mid-stream: final). 0 disables. @default 600000 */
+  idleTimeoutMs?: number;
   /** The fetch to use. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** Adapter name in messages and logs. @default `openai-compatible:<model>` */
@@ -213,18 +216,24 @@ export function createChatStreamState() {
         events.push({ type: 'text-delta', text: delta.content });
       }
       for (const d of delta.tool_calls ?? []) {
-        let slot: number | undefined;
-        if (typeof d.index === 'number') slot = byIndex.get(d.index);
-        else if (d.id === undefined || slots.some((s) => s.id === d.id)) {
-          slot = d.id === undefined ? slots.length - 1 : slots.findIndex((s) => s.id === d.id);
+        // Find the call this fragment continues: by index, else by id, else the last one.
+        // A new id under a known index is a new call (some servers put every call at index 0).
+        let slot = typeof d.index === 'number' ? byIndex.get(d.index) : undefined;
+        if (slot !== undefined && d.id && slots[slot]!.id !== undefined && slots[slot]!.id !== d.id) {
+          slot = undefined;
         }
-        if (slot === undefined || slot < 0) {
+        if (slot === undefined && typeof d.index !== 'number') {
+          const found = d.id ? slots.findIndex((s) => s.id === d.id) : slots.length - 1;
+          if (found >= 0) slot = found;
+        }
+        if (slot === undefined) {
           slot = slots.push({ id: undefined, name: '', args: '' }) - 1;
           if (typeof d.index === 'number') byIndex.set(d.index, slot);
         }
         const s = slots[slot]!;
         if (d.id) s.id = d.id;
-        if (d.function?.name) s.name += d.function.name;
+        // Names arrive whole (some servers repeat them on every fragment).
+        if (d.function?.name) s.name = d.function.name;
         if (d.function?.arguments) s.args += d.function.arguments;
       }
       if (choice.finish_reason) finish = choice.finish_reason;
@@ -281,9 +290,11 @@ export function fromChatCompletion(json: WireCompletion): ModelResponse | undefi
 
 /**
  * A model behind an OpenAI-compatible Chat Completions endpoint: OpenAI,
- * Ollama, vLLM, llama.cpp, LM Studio and others.
+ * Ollama, vLLM, llama.cpp, LM Studio and others. Throws `MODEL_CONFIG`
+ * at once for a missing model or a baseURL that is not an http(s) URL.
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
+  checkOptions('openaiCompatible', { model: options.model, baseURL: options.baseURL ?? '' });
   const name = options.name ?? `openai-compatible:${options.model}`;
   const url = joinUrl(options.baseURL, '/chat/completions');
   return {
@@ -297,7 +308,8 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         ...options.headers,
       };
-      const { response, attempts } = await postWithRetry({
+      const idleTimeoutMs = options.idleTimeoutMs ?? 600_000;
+      const { response, attempts, watchdog } = await postWithRetry({
         url,
         headers,
         body,
@@ -306,6 +318,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         fetch: options.fetch,
         model: name,
         secret: options.apiKey,
+        idleTimeoutMs,
         authHint:
           'Check the apiKey option (for OpenAI, the key from OPENAI_API_KEY); the key was rejected or lacks access to this model.',
         classify: (status, message) =>
@@ -315,7 +328,15 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
               : undefined
             : undefined,
       });
-      const ctx = { name, url, attempts, signal: request.signal, secret: options.apiKey };
+      const ctx = {
+        name,
+        url,
+        attempts,
+        signal: request.signal,
+        secret: options.apiKey,
+        watchdog,
+        idleTimeoutMs,
+      };
       const state = createChatStreamState();
       let done = false;
       const streamed = await readStream(response, ctx, {

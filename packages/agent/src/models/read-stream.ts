@@ -1,6 +1,6 @@
 /** Reads a successful model response: an SSE stream event by event, or one JSON body. */
 import { ModelError, redact } from './errors';
-import { abortedError } from './http';
+import { abortedError, type IdleWatchdog, timeoutError } from './http';
 import { readSse } from './sse';
 
 /** Who is reading, for messages. */
@@ -10,6 +10,9 @@ export interface StreamContext {
   attempts: number;
   signal?: AbortSignal | undefined;
   secret?: string | undefined;
+  /** Touched for every chunk; its firing means the stream stalled. */
+  watchdog: IdleWatchdog;
+  idleTimeoutMs?: number | undefined;
 }
 
 export interface StreamHandlers<T> {
@@ -21,6 +24,7 @@ export interface StreamHandlers<T> {
 
 function readError(error: unknown, ctx: StreamContext): ModelError {
   if (ctx.signal?.aborted) return abortedError(ctx.name, error);
+  if (ctx.watchdog.fired) return timeoutError(ctx.name, ctx.url, ctx.idleTimeoutMs, ctx.attempts, error);
   const cause = (error as { cause?: { code?: unknown } })?.cause?.code ?? (error as Error)?.message ?? error;
   return new ModelError(
     'MODEL_NETWORK',
@@ -32,10 +36,23 @@ function readError(error: unknown, ctx: StreamContext): ModelError {
 /**
  * An event-stream response runs `onEvent` per event and resolves `undefined`;
  * any other response is parsed as JSON and resolves `onJson`'s result.
- * A broken connection is `MODEL_NETWORK`, an abort `MODEL_ABORTED`; errors
- * thrown by the handlers pass through unchanged.
+ * A broken connection is `MODEL_NETWORK`, a stall `MODEL_TIMEOUT`, an abort
+ * `MODEL_ABORTED`; errors thrown by the handlers pass through unchanged.
+ * Disposes of the watchdog when done.
  */
 export async function readStream<T>(
+  response: Response,
+  ctx: StreamContext,
+  handlers: StreamHandlers<T>,
+): Promise<T | undefined> {
+  try {
+    return await readBody(response, ctx, handlers);
+  } finally {
+    ctx.watchdog.dispose();
+  }
+}
+
+async function readBody<T>(
   response: Response,
   ctx: StreamContext,
   handlers: StreamHandlers<T>,
@@ -66,7 +83,7 @@ export async function readStream<T>(
       attempts: ctx.attempts,
     });
   }
-  const events = readSse(response.body);
+  const events = readSse(response.body, () => ctx.watchdog.touch());
   try {
     for (;;) {
       let next: IteratorResult<{ event: string; data: string }>;

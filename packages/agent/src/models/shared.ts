@@ -1,6 +1,7 @@
 /** Small pieces both wire formats share. */
 import { randomUUID } from 'node:crypto';
 import type { ContentBlock, ImageBlock, StopReason, ToolCall } from '../model';
+import { ModelError } from './errors';
 
 /** Parses a tool call's argument text. Not a JSON object: `{}` plus the raw text in `invalidArguments`. */
 export function parseToolArguments(
@@ -65,4 +66,27 @@ export function toStopReason(value: string | null | undefined, hasToolCalls: boo
 /** `baseURL` without trailing slashes, plus `path`. */
 export function joinUrl(baseURL: string, path: string): string {
   return `${baseURL.replace(/\/+$/, '')}${path}`;
+}
+
+/** Throws `MODEL_CONFIG` unless `model` is a non-empty string and `baseURL` an http(s) URL. */
+export function checkOptions(adapter: string, options: { model?: unknown; baseURL?: unknown }): void {
+  if (typeof options.model !== 'string' || options.model.trim() === '') {
+    throw new ModelError(
+      'MODEL_CONFIG',
+      `${adapter}: the model option is missing; pass the model id, e.g. { model: 'gpt-4o-mini' }`,
+    );
+  }
+  if (options.baseURL === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(String(options.baseURL));
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ModelError(
+      'MODEL_CONFIG',
+      `${adapter}: baseURL "${String(options.baseURL)}" is not an http(s) URL; write it like http://127.0.0.1:11434/v1`,
+    );
+  }
 }

@@ -86,8 +86,11 @@ export function createSseParser(): SseParser {
   };
 }
 
-/** Reads an event-stream body to its end, yielding events as they complete. */
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+/** Reads an event-stream body to its end, yielding events as they complete; `onChunk` sees every raw read. */
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  onChunk?: () => void,
+): AsyncGenerator<SseEvent> {
   const parser = createSseParser();
   const decoder = new TextDecoder();
   const reader = body.getReader();
@@ -95,6 +98,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      onChunk?.();
       yield* parser.push(decoder.decode(value, { stream: true }));
     }
     yield* parser.push(decoder.decode());

@@ -329,3 +329,22 @@ describe('toAnthropicMessages', () => {
     expect(JSON.stringify(messages)).toBe(before);
   });
 });
+
+describe('anthropic: options', () => {
+  it('throws MODEL_CONFIG at once for an empty key, a missing model, or a bad baseURL', () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (error) {
+        return isModelError(error) ? error.code : String(error);
+      }
+      return 'no error';
+    };
+    expect(code(() => anthropic({ apiKey: '', model: 'm' }))).toBe('MODEL_CONFIG');
+    expect(code(() => anthropic({ apiKey: 'k', model: '' }))).toBe('MODEL_CONFIG');
+    expect(code(() => anthropic({ apiKey: 'k', model: 'm', baseURL: 'api.anthropic.com' }))).toBe(
+      'MODEL_CONFIG',
+    );
+    expect(code(() => anthropic({ apiKey: 'k', model: 'm' }))).toBe('no error');
+  });
+});

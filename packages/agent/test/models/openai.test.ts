@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ModelStreamEvent, ToolDeclaration } from '../../src/model';
 import { isModelError, type ModelError } from '../../src/models/errors';
 import {
+  createChatStreamState,
   type OpenAICompatibleOptions,
   openaiCompatible,
   toChatCompletionsBody,
@@ -284,6 +285,39 @@ describe('openaiCompatible: retries', () => {
   });
 });
 
+describe('openaiCompatible: idle timeout', () => {
+  it('a server that never answers is retried, then MODEL_TIMEOUT', async () => {
+    const s = await serve({ fallback: { hang: true } });
+    const { delays, sleep } = recordingSleep();
+    const model = adapter(s, { idleTimeoutMs: 100, retry: { sleep, maxRetries: 1 } });
+    const error = await failure(model.generate({ system: '', tools: [], messages: HELLO }));
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(error.message).toContain('idleTimeoutMs');
+    expect(s.requests).toHaveLength(2);
+    expect(delays).toHaveLength(1);
+    await waitFor(() => s.requests.every((r) => r.closedEarly), {
+      timeoutMs: 30_000,
+      message: 'both closed',
+    });
+  });
+
+  it('a stream that stalls after it started is MODEL_TIMEOUT, not retried', async () => {
+    const s = await serve({
+      steps: [{ text: 'started then stalled', hangAfterChunks: 2 }],
+      fallback: { hang: true },
+    });
+    const seen: string[] = [];
+    const model = adapter(s, { idleTimeoutMs: 1500 });
+    const error = await failure(
+      model.generate({ system: '', tools: [], messages: HELLO, onEvent: (e) => seen.push(e.type) }),
+    );
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(seen).toEqual(['text-delta']);
+    expect(s.requests).toHaveLength(1);
+    await waitFor(() => s.requests[0]?.closedEarly, { timeoutMs: 30_000, message: 'server sees the close' });
+  });
+});
+
 describe('openaiCompatible: abort', () => {
   it('abort mid-stream rejects with MODEL_ABORTED and closes the HTTP request', async () => {
     const s = await serve({ steps: [{ text: 'a long answer that never ends', hangAfterChunks: 3 }] });
@@ -343,6 +377,51 @@ describe('openaiCompatible: abort', () => {
     );
     expect(error.code).toBe('MODEL_ABORTED');
     expect(s.requests).toHaveLength(0);
+  });
+});
+
+describe('openaiCompatible: options', () => {
+  it('throws MODEL_CONFIG at once for a missing model or a baseURL that is not http(s)', () => {
+    expect(() => openaiCompatible({ baseURL: 'http://127.0.0.1:1/v1', model: '' })).toThrow(/model option/);
+    expect(() => openaiCompatible({ baseURL: 'localhost:11434/v1', model: 'm' })).toThrow(
+      /not an http\(s\) URL/,
+    );
+    expect(() => openaiCompatible({ baseURL: 'https://api.openai.com/v1/', model: 'm' })).not.toThrow();
+  });
+});
+
+describe('createChatStreamState', () => {
+  const feed = (chunks: object[]) => {
+    const state = createChatStreamState();
+    for (const c of chunks) state.feed({ choices: [{ delta: c }] } as never);
+    return state.result().toolCalls;
+  };
+
+  it('separates calls that share index 0 but carry different ids, and takes repeated names whole', () => {
+    expect(
+      feed([
+        { tool_calls: [{ index: 0, id: 'a', function: { name: 'read', arguments: '{"p":' } }] },
+        { tool_calls: [{ index: 0, function: { name: 'read', arguments: '1}' } }] },
+        { tool_calls: [{ index: 0, id: 'b', function: { name: 'list', arguments: '{}' } }] },
+      ]),
+    ).toEqual([
+      { id: 'a', name: 'read', arguments: { p: 1 } },
+      { id: 'b', name: 'list', arguments: {} },
+    ]);
+  });
+
+  it('follows fragments without an index by id, else the last call; generates missing ids', () => {
+    const calls = feed([
+      { tool_calls: [{ id: 'x', function: { name: 'one', arguments: '{"a"' } }] },
+      { tool_calls: [{ function: { arguments: ':2}' } }] },
+      { tool_calls: [{ id: 'y', function: { name: 'two', arguments: '{}' } }] },
+    ]);
+    expect(calls).toEqual([
+      { id: 'x', name: 'one', arguments: { a: 2 } },
+      { id: 'y', name: 'two', arguments: {} },
+    ]);
+    const anon = feed([{ tool_calls: [{ index: 0, function: { name: 'n', arguments: '{}' } }] }]);
+    expect(anon[0]!.id).toMatch(/^call_[0-9a-f]{24}$/);
   });
 });
 
