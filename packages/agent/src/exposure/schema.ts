@@ -215,6 +215,9 @@ function forType(schema: Schema, t: string): Schema {
     if (TYPED_KEYS.has(key) && !allowed.includes(key)) continue;
     put(out, key, schema[key]);
   }
+  // Gemini requires `items` on every array; `{}` keeps "any element".
+  if (t === 'array' && out.items === undefined) out.items = {};
+  if (t === 'object' && out.properties === undefined) out.properties = {};
   return out;
 }
 
@@ -231,7 +234,12 @@ function finalize(schema: Schema): Schema {
   if (Array.isArray(s.enum)) {
     const values = s.enum as unknown[];
     if (values.includes(null)) nullable = true;
-    const rest = values.filter((v) => v !== null);
+    let rest = values.filter((v) => v !== null);
+    if (rest.includes('')) {
+      // Gemini rejects empty enum values
+      rest = rest.filter((v) => v !== '');
+      notes.push('or an empty string');
+    }
     if (rest.length === 0) delete s.enum;
     else if (rest.every((v) => typeof v === 'string')) {
       s.enum = rest;
@@ -306,14 +314,15 @@ function bare(source: Record<string, unknown>, why: string): Schema {
   const type = normalizeType(source.type);
   if (type !== undefined) out.type = type;
   out.description = `(${why})`;
-  return out;
+  return finalize(out);
 }
 
 function walk(ctx: Walk, value: unknown, depth: number, path: Set<object>, refs: readonly string[]): Schema {
   if (value === true || value === undefined) return {};
   if (value === false) return { description: '(no value is accepted here)' };
   if (!isRecord(value)) return {};
-  if (path.has(value)) return { type: 'object', description: '(recursive structure; any object accepted)' };
+  if (path.has(value))
+    return finalize({ type: 'object', description: '(recursive structure; any object accepted)' });
   if (depth > ctx.limits.maxDepth) return bare(value, 'nested schema omitted: too deep');
   ctx.nodes += 1;
   if (ctx.nodes > ctx.limits.maxNodes) return bare(value, 'nested schema omitted: schema too large');
@@ -345,7 +354,7 @@ function walkRef(
     const why = `recursive reference to ${refName(ref)}; any ${out.type === 'object' ? 'object' : 'value of this type'} accepted`;
     const description = withNotes(desc, [note(why)], ctx.limits.maxDescriptionLength);
     if (description !== undefined) out.description = description;
-    return out;
+    return finalize(out);
   }
   if (!isRecord(target) && typeof target !== 'boolean') {
     const base = walkNode(ctx, siblings, depth, path, refs);

@@ -103,6 +103,10 @@ export function schemaProblems(schema: unknown, maxDescription = 2048 + 600): st
           if (typeof r !== 'string' || !Object.hasOwn(props, r)) problems.push(`${at}.required names ${r}`);
     }
     if (node.items !== undefined) visit(node.items, `${at}.items`);
+    if (type === 'array' && node.items === undefined) problems.push(`${at} is an array without items`);
+    if (type === 'object' && node.properties === undefined)
+      problems.push(`${at} is an object without properties`);
+    if (Array.isArray(node.enum) && node.enum.includes('')) problems.push(`${at}.enum has an empty string`);
     if (node.anyOf !== undefined) {
       if (!Array.isArray(node.anyOf) || node.anyOf.length < 2) problems.push(`${at}.anyOf has < 2 branches`);
       else for (const [i, b] of node.anyOf.entries()) visit(b, `${at}.anyOf[${i}]`);

@@ -161,6 +161,22 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'an array without items gets items: {} (Gemini requires it)',
+    input: { properties: { tags: { type: 'array' }, any: { type: 'object' } } },
+    expected: {
+      type: 'object',
+      properties: { tags: { type: 'array', items: {} }, any: { type: 'object', properties: {} } },
+    },
+  },
+  {
+    name: 'an empty string in an enum goes into the description',
+    input: { properties: { op: { type: 'string', enum: ['', 'eq', 'neq'] } } },
+    expected: {
+      type: 'object',
+      properties: { op: { type: 'string', description: '(or an empty string)', enum: ['eq', 'neq'] } },
+    },
+  },
+  {
     name: 'pattern goes into the description',
     input: { properties: { id: { type: 'string', pattern: '^[a-z]+$' } } },
     expected: { type: 'object', properties: { id: { type: 'string', description: '(pattern: ^[a-z]+$)' } } },
@@ -202,7 +218,11 @@ const cases: Case[] = [
             label: { type: 'string' },
             children: {
               type: 'array',
-              items: { type: 'object', description: '(recursive reference to Node; any object accepted)' },
+              items: {
+                type: 'object',
+                description: '(recursive reference to Node; any object accepted)',
+                properties: {},
+              },
             },
           },
         },
@@ -226,6 +246,7 @@ const cases: Case[] = [
         self: {
           type: 'object',
           description: '(recursive reference to the whole schema; any object accepted)',
+          properties: {},
         },
       },
     },
@@ -342,7 +363,7 @@ const cases: Case[] = [
     },
     expected: {
       type: 'object',
-      properties: { data: { type: 'object', description: '(any keys; values: string)' } },
+      properties: { data: { type: 'object', description: '(any keys; values: string)', properties: {} } },
     },
   },
   {
