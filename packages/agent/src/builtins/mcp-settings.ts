@@ -287,7 +287,7 @@ export const mcpSettingsTool: BuiltinTool = {
         config: {
           type: 'object',
           description: 'The server entry for "add" and "update", as written in .mcp.json.',
-          additionalProperties: true,
+          properties: {},
         },
       },
       required: ['action'],
