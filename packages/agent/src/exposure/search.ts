@@ -363,7 +363,8 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
   }
 
   function search(query: string, options: ToolSearchOptions = {}): T[] {
-    const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_LIMIT));
+    const requested = options.limit ?? DEFAULT_LIMIT;
+    const limit = Number.isNaN(requested) ? DEFAULT_LIMIT : Math.max(0, Math.floor(requested));
     if (limit === 0 || n === 0 || typeof query !== 'string') return [];
 
     // 1. The whole query is a name.
