@@ -16,7 +16,7 @@
  * repeated queries; `searchTools` builds one per call.
  */
 import { stem, tokenize } from './text';
-import { RELATED, SCOPE_MARKERS, SERVER_ALIASES, STOPWORDS, SYNONYM_GROUPS } from './vocabulary';
+import { RELATED, REWRITES, SCOPE_MARKERS, SERVER_ALIASES, STOPWORDS, SYNONYM_GROUPS } from './vocabulary';
 
 /** A tool as search sees it. Extra properties are kept: results are the same objects. */
 export interface SearchableTool {
@@ -43,7 +43,7 @@ const DEFAULT_LIMIT = 10;
 // BM25F fields, in the order `fieldsOf` returns them: name, server, first
 // sentence of the description, rest of the description, schema properties.
 const FIELD_COUNT = 5;
-const FIELD_WEIGHT = [3, 1.2, 1.5, 0.6, 0.5];
+const FIELD_WEIGHT = [3, 0.5, 1.5, 0.6, 0.5];
 const FIELD_B = [0.3, 0, 0.5, 0.75, 0.6];
 const K1 = 1.2;
 
@@ -52,6 +52,7 @@ const MAX_SUMMARY_TOKENS = 40;
 const MAX_BODY_TOKENS = 200;
 const MAX_PARAM_DESCRIPTION_TOKENS = 16;
 const MAX_PARAMS = 40;
+const MAX_ENUM_VALUES = 12;
 /** Text read from a description; the body token cap is reached well before. */
 const MAX_DESCRIPTION_CHARS = 3000;
 const MAX_PARAM_DESCRIPTION_CHARS = 200;
@@ -151,6 +152,10 @@ function schemaText(schema: unknown): { names: string[]; descriptions: string[] 
     if (value !== null && typeof value === 'object') {
       const d = (value as { description?: unknown }).description;
       if (typeof d === 'string') descriptions.push(d);
+      const values = (value as { enum?: unknown }).enum;
+      if (Array.isArray(values)) {
+        for (const v of values.slice(0, MAX_ENUM_VALUES)) if (typeof v === 'string') names.push(v);
+      }
     }
   }
   return { names, descriptions };
@@ -308,6 +313,7 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
     }
   }
 
+  const rewrites = buildRewrites();
   const serverPhrases = buildServerPhrases(docs, vocabulary, postings, serverOf);
   const sortedTerms = [...postings.keys()].sort();
 
@@ -403,13 +409,14 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
     }
 
     // 4. Text score over the remaining words.
-    const words: string[] = [];
+    const rest: string[] = [];
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i] as string;
-      if (consumed[i] || STOPWORDS.has(t)) continue;
-      if (scoped.size > 0 && t === 'server') continue;
-      words.push(t);
+      if (consumed[i] || (scoped.size > 0 && t === 'server')) continue;
+      rest.push(t);
     }
+    const words: string[] = [];
+    for (const t of rewrite(rest, rewrites)) if (!STOPWORDS.has(t)) words.push(t);
     const concepts: Concept[] = [];
     const seenStems = new Set<string>();
     for (const w of words) {
@@ -494,6 +501,50 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
   }
 
   return { size: n, search };
+}
+
+interface Rewrite {
+  tokens: string[];
+  expansion: string[];
+}
+
+/** Rewrites by first word, longest first. */
+function buildRewrites(): Map<string, Rewrite[]> {
+  const out = new Map<string, Rewrite[]>();
+  for (const [from, to] of Object.entries(REWRITES)) {
+    const tokens = tokenize(from);
+    const first = tokens[0];
+    if (first === undefined) continue;
+    const list = out.get(first) ?? [];
+    list.push({ tokens, expansion: tokenize(to) });
+    list.sort((a, b) => b.tokens.length - a.tokens.length);
+    out.set(first, list);
+  }
+  return out;
+}
+
+/** Replaces abbreviations and idioms by the words tools use (`pr` -> `pull request`). */
+function rewrite(tokens: readonly string[], rewrites: Map<string, Rewrite[]>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; ) {
+    let matched: Rewrite | undefined;
+    for (const r of rewrites.get(tokens[i] as string) ?? []) {
+      let ok = i + r.tokens.length <= tokens.length;
+      for (let j = 1; j < r.tokens.length && ok; j++) ok = tokens[i + j] === r.tokens[j];
+      if (ok) {
+        matched = r;
+        break;
+      }
+    }
+    if (matched === undefined) {
+      out.push(tokens[i] as string);
+      i++;
+    } else {
+      out.push(...matched.expansion);
+      i += matched.tokens.length;
+    }
+  }
+  return out;
 }
 
 /**
