@@ -238,7 +238,7 @@ function isIdentChar(c: number): boolean {
 }
 
 function isIdentifier(word: string): boolean {
-  // Only names with a separator or an inner capital are unambiguous inside a sentence.
+  // Only names with a separator (`create_refund`, `list-issues`) are unambiguous inside a sentence.
   for (let i = 0; i < word.length; i++) {
     const c = word.charCodeAt(i);
     if (c === 95 || c === 45) return true;
