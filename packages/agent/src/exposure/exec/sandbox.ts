@@ -320,8 +320,12 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         },
         fail(code, message) {
           if (active !== a) return;
-          // The worker may be stuck in a loop or hold the script's leftovers: end it.
-          if (code !== 'EXEC_SCRIPT_ERROR') retire(w);
+          // The worker may be stuck in a loop or hold the script's leftovers: end it,
+          // and start its replacement now so the next script finds a warm one.
+          if (code !== 'EXEC_SCRIPT_ERROR') {
+            retire(w);
+            if (!closed && worker === undefined) worker = spawn();
+          }
           const consoleText = a.console.join('\n');
           a.finish({
             content: failureText(message, consoleText, a.consoleCut, limits.maxConsoleChars),
