@@ -44,11 +44,23 @@ async function measure(label: string, call: Call, gapMs: number): Promise<void> 
     fullName: 'mcp__bench__echo',
     description: 'Echo',
   };
+  // Phases of the nested run: start -> the call reaches the host, the call itself, its result -> run ends.
+  let callIn = 0;
+  let callOut = 0;
   const host: ExecHost = {
     listTools: () => [tool],
-    call: (_name, args, signal) => call(args, signal),
+    call: async (_name, args, signal) => {
+      callIn = performance.now();
+      try {
+        return await call(args, signal);
+      } finally {
+        callOut = performance.now();
+      }
+    },
     search: () => [],
   };
+  const toCall: number[] = [];
+  const fromCall: number[] = [];
   const sandbox = createExecSandbox();
   const direct: number[] = [];
   const empty: number[] = [];
@@ -66,12 +78,15 @@ async function measure(label: string, call: Call, gapMs: number): Promise<void> 
       if (gapMs > 0) await idle(gapMs);
       t0 = performance.now();
       const r2 = await sandbox.run('return await tools.mcp__bench__echo({ message: "hi" })', host);
-      const n = performance.now() - t0;
+      const end = performance.now();
+      const n = end - t0;
       if (r1.isError || r2.isError) throw new Error(`bench run failed: ${JSON.stringify([r1, r2])}`);
       if (i >= WARMUP) {
         direct.push(d);
         empty.push(e);
         nested.push(n);
+        toCall.push(callIn - t0);
+        fromCall.push(end - callOut);
       }
     }
   } finally {
@@ -85,8 +100,11 @@ async function measure(label: string, call: Call, gapMs: number): Promise<void> 
   console.log(row('direct host call', direct));
   console.log(row('Exec, empty script', empty));
   console.log(row('Exec, one nested call', nested));
+  const own = toCall.map((x, i) => x + (fromCall[i] ?? 0));
   console.log(
-    `  Exec overhead of one nested call over the direct call, p50: ${fmt(quantile(nested, 0.5) - p50)}`,
+    `  Exec's own time around the call, p50: ${fmt(quantile(own, 0.5))}` +
+      ` (run start -> call at the host ${fmt(quantile(toCall, 0.5))}, call result -> run end ${fmt(quantile(fromCall, 0.5))});` +
+      ` direct + own = ${((p50 + quantile(own, 0.5)) / p50).toFixed(2)}x direct`,
   );
 }
 
