@@ -13,13 +13,14 @@
  * agent (where the worker prepares the next fresh context); a second table
  * runs the scripts back to back, where that preparation is on the clock.
  */
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { mergeSources } from '@wave/mcp-config';
 import { McpPool } from '@wave/mcp-pool';
 import { realServer } from '@wave/testkit';
-import type { CatalogTool } from '../src/exposure/catalog';
+import { type CatalogTool, renderCatalog } from '../src/exposure/catalog';
 import type { NestedToolResult } from '../src/exposure/exec/result';
 import { createExecSandbox, type ExecHost } from '../src/exposure/exec/sandbox';
 
@@ -108,7 +109,59 @@ async function measure(label: string, call: Call, gapMs: number): Promise<void> 
   );
 }
 
+/** Catalog size against the raw tool list (name, description, input schema as JSON), both as characters / 4. */
+function catalogSizes(): void {
+  const raw = JSON.parse(
+    readFileSync(new URL('../test/fixtures/search-catalog.json', import.meta.url), 'utf8'),
+  ) as {
+    server: string;
+    name: string;
+    description?: string;
+    inputSchema?: unknown;
+  }[];
+  const sets: [string, string[]][] = [
+    ['1 server (github)', ['github']],
+    ['3 servers (github, filesystem, memory)', ['github', 'filesystem', 'memory']],
+    [
+      '10 servers',
+      [
+        'github',
+        'filesystem',
+        'memory',
+        'slack',
+        'notion',
+        'stripe',
+        'supabase',
+        'playwright',
+        'sentry',
+        'gitlab',
+      ],
+    ],
+  ];
+  console.log('tool-surface tokens (characters / 4)');
+  for (const [label, servers] of sets) {
+    const tools = raw.filter((t) => servers.includes(t.server));
+    const rawTokens = Math.ceil(
+      tools
+        .map((t) =>
+          JSON.stringify({
+            name: `mcp__${t.server}__${t.name}`,
+            description: t.description,
+            inputSchema: t.inputSchema,
+          }),
+        )
+        .join('').length / 4,
+    );
+    const catalog = renderCatalog(tools.map((t) => ({ ...t, fullName: `mcp__${t.server}__${t.name}` })));
+    const shown = /Showing (\d+) of/.exec(catalog)?.[1] ?? String(tools.length);
+    console.log(
+      `  ${label.padEnd(40)} ${String(tools.length).padStart(3)} tools: raw schemas ${String(rawTokens).padStart(6)}, Exec catalog ${String(Math.ceil(catalog.length / 4)).padStart(5)} (${shown} entries shown)`,
+    );
+  }
+}
+
 export default async function main(): Promise<void> {
+  catalogSizes();
   const load = loadavg().map((x) => x.toFixed(1));
   console.log(`machine: ${cpus().length} cores, load average ${load.join(' / ')} (figures are wall-clock)`);
   const memory: Call = async (args) => ({ content: JSON.stringify(args) });
