@@ -13,13 +13,14 @@
  * agent (where the worker prepares the next fresh context); a second table
  * runs the scripts back to back, where that preparation is on the clock.
  */
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { mergeSources } from '@wave/mcp-config';
 import { McpPool } from '@wave/mcp-pool';
 import { realServer } from '@wave/testkit';
-import type { CatalogTool } from '../src/exposure/catalog';
+import { type CatalogTool, renderCatalog } from '../src/exposure/catalog';
 import type { NestedToolResult } from '../src/exposure/exec/result';
 import { createExecSandbox, type ExecHost } from '../src/exposure/exec/sandbox';
 
@@ -44,11 +45,23 @@ async function measure(label: string, call: Call, gapMs: number): Promise<void> 
     fullName: 'mcp__bench__echo',
     description: 'Echo',
   };
+  // Phases of the nested run: start -> the call reaches the host, the call itself, its result -> run ends.
+  let callIn = 0;
+  let callOut = 0;
   const host: ExecHost = {
     listTools: () => [tool],
-    call: (_name, args, signal) => call(args, signal),
+    call: async (_name, args, signal) => {
+      callIn = performance.now();
+      try {
+        return await call(args, signal);
+      } finally {
+        callOut = performance.now();
+      }
+    },
     search: () => [],
   };
+  const toCall: number[] = [];
+  const fromCall: number[] = [];
   const sandbox = createExecSandbox();
   const direct: number[] = [];
   const empty: number[] = [];
@@ -66,12 +79,15 @@ async function measure(label: string, call: Call, gapMs: number): Promise<void> 
       if (gapMs > 0) await idle(gapMs);
       t0 = performance.now();
       const r2 = await sandbox.run('return await tools.mcp__bench__echo({ message: "hi" })', host);
-      const n = performance.now() - t0;
+      const end = performance.now();
+      const n = end - t0;
       if (r1.isError || r2.isError) throw new Error(`bench run failed: ${JSON.stringify([r1, r2])}`);
       if (i >= WARMUP) {
         direct.push(d);
         empty.push(e);
         nested.push(n);
+        toCall.push(callIn - t0);
+        fromCall.push(end - callOut);
       }
     }
   } finally {
@@ -85,12 +101,67 @@ async function measure(label: string, call: Call, gapMs: number): Promise<void> 
   console.log(row('direct host call', direct));
   console.log(row('Exec, empty script', empty));
   console.log(row('Exec, one nested call', nested));
+  const own = toCall.map((x, i) => x + (fromCall[i] ?? 0));
   console.log(
-    `  Exec overhead of one nested call over the direct call, p50: ${fmt(quantile(nested, 0.5) - p50)}`,
+    `  Exec's own time around the call, p50: ${fmt(quantile(own, 0.5))}` +
+      ` (run start -> call at the host ${fmt(quantile(toCall, 0.5))}, call result -> run end ${fmt(quantile(fromCall, 0.5))});` +
+      ` direct + own = ${((p50 + quantile(own, 0.5)) / p50).toFixed(2)}x direct`,
   );
 }
 
+/** Catalog size against the raw tool list (name, description, input schema as JSON), both as characters / 4. */
+function catalogSizes(): void {
+  const raw = JSON.parse(
+    readFileSync(new URL('../test/fixtures/search-catalog.json', import.meta.url), 'utf8'),
+  ) as {
+    server: string;
+    name: string;
+    description?: string;
+    inputSchema?: unknown;
+  }[];
+  const sets: [string, string[]][] = [
+    ['1 server (github)', ['github']],
+    ['3 servers (github, filesystem, memory)', ['github', 'filesystem', 'memory']],
+    [
+      '10 servers',
+      [
+        'github',
+        'filesystem',
+        'memory',
+        'slack',
+        'notion',
+        'stripe',
+        'supabase',
+        'playwright',
+        'sentry',
+        'gitlab',
+      ],
+    ],
+  ];
+  console.log('tool-surface tokens (characters / 4)');
+  for (const [label, servers] of sets) {
+    const tools = raw.filter((t) => servers.includes(t.server));
+    const rawTokens = Math.ceil(
+      tools
+        .map((t) =>
+          JSON.stringify({
+            name: `mcp__${t.server}__${t.name}`,
+            description: t.description,
+            inputSchema: t.inputSchema,
+          }),
+        )
+        .join('').length / 4,
+    );
+    const catalog = renderCatalog(tools.map((t) => ({ ...t, fullName: `mcp__${t.server}__${t.name}` })));
+    const shown = /Showing (\d+) of/.exec(catalog)?.[1] ?? String(tools.length);
+    console.log(
+      `  ${label.padEnd(40)} ${String(tools.length).padStart(3)} tools: raw schemas ${String(rawTokens).padStart(6)}, Exec catalog ${String(Math.ceil(catalog.length / 4)).padStart(5)} (${shown} entries shown)`,
+    );
+  }
+}
+
 export default async function main(): Promise<void> {
+  catalogSizes();
   const load = loadavg().map((x) => x.toFixed(1));
   console.log(`machine: ${cpus().length} cores, load average ${load.join(' / ')} (figures are wall-clock)`);
   const memory: Call = async (args) => ({ content: JSON.stringify(args) });

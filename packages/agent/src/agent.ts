@@ -20,13 +20,16 @@ import { McpPool, type McpPoolApi, type McpPoolOptions, type ServerRecord } from
 import type { BuiltinContext, BuiltinTool } from './builtins/types';
 import { AgentError } from './errors';
 import { Emitter } from './events';
+import { decideExposure } from './exposure/decide';
+import { type ExecExposure, execExposure } from './exposure/exec-exposure';
 import { flatExposure } from './exposure/flat-exposure';
-import type { Exposure } from './exposure/types';
+import { gatewayExposure } from './exposure/gateway-exposure';
+import type { Exposure, ExposureServerStatus, LiveTool } from './exposure/types';
 import { type ApprovalAnswer, type ApprovalRequest, Funnel, type FunnelServer } from './funnel';
 import { createOutputGuard, type OutputGuard } from './guard/output-guard';
 import type { OutputLimits } from './guard/truncate';
 import type { Message, ModelAdapter, ModelStreamEvent } from './model';
-import type { PermissionRules } from './permissions';
+import { matchRules, type PermissionRules } from './permissions';
 import { createJsonlSessionStore, newSessionId } from './sessions/jsonl';
 import type { SessionStore } from './sessions/types';
 import { stableHash } from './stable-hash';
@@ -40,7 +43,9 @@ export const DEFAULT_SYSTEM_PROMPT =
   "You are a helpful assistant working in the user's project. Tools named mcp__<server>__<tool> come from MCP servers the user configured; notes about them arrive in <system-reminder> messages. A tool result that says a tool is unavailable explains what the user can do.";
 
 /** How MCP tools are shown to the model. */
-export type ToolMode = 'auto' | 'flat' | 'exec' | 'gateway';
+import type { ToolMode } from './exposure/decide';
+
+export type { ToolMode };
 
 /** Options of {@link Agent.create}. */
 export interface AgentOptions {
@@ -61,8 +66,10 @@ export interface AgentOptions {
   /** Asked when no rule decides. @default none: such calls are denied with a reason the model can read */
   canUseTool?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
   /**
-   * How MCP tools are declared. `exec` and `gateway` fall back to `flat` in
-   * this version; `auto` is `flat`. @default 'auto'
+   * How MCP tools are declared: `flat` (each tool as `mcp__<server>__<tool>`),
+   * `exec` (folded into one `Exec` tool), `gateway` (one constant `mcp` tool),
+   * or `auto`: flat below 5 visible MCP tools, Exec from 5 on, re-decided
+   * every turn (flat whenever Exec is disabled or denied). @default 'auto'
    */
   toolMode?: ToolMode;
   /** Allow the Exec tool (used by `auto` from 5 MCP tools on). @default true */
@@ -234,7 +241,7 @@ export class Agent {
   private turn: Promise<TurnResult> | undefined;
   private readonly lifetime = new AbortController();
   private readonly funnel: Funnel;
-  private readonly exposure: Exposure;
+  private readonly exposures: { flat: Exposure; gateway: Exposure; exec: ExecExposure };
   private readonly remembered: Map<string, string>;
   private readonly snapshots = new Map<string, ToolSnapshot>();
   private readonly written = new Map<string, string>();
@@ -265,7 +272,7 @@ export class Agent {
       this.written.set(s.server, stableHash([s.fingerprint, s.tools, s.instructions ?? null]));
     }
     this.remembered = new Map(Object.entries(options.rememberedApprovals ?? {}));
-    this.exposure = flatExposure();
+    this.exposures = { flat: flatExposure(), gateway: gatewayExposure(), exec: execExposure() };
     this.guard = createOutputGuard({
       dir: join(this.filesDir(), 'tool-output'),
       ...(options.outputLimits ? { limits: options.outputLimits } : {}),
@@ -568,7 +575,8 @@ export class Agent {
           pool: this.pool,
           model: this.options.model,
           system: this.options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-          exposure: this.exposure,
+          chooseExposure: (visible) => this.chooseExposure(visible),
+          serverStatuses: () => this.serverStatuses(),
           funnel: this.funnel,
           servers: () => this.loaded.configured,
           rules: () => this.options.permissions,
@@ -591,6 +599,31 @@ export class Agent {
     await this.refreshCache();
     this.emitter.emit('turnEnd', result);
     return result;
+  }
+
+  /** The exposure of this turn (re-decided every turn). */
+  private chooseExposure(visible: readonly LiveTool[]): Exposure {
+    const rules = this.options.permissions;
+    const kind = decideExposure({
+      toolMode: this.options.toolMode ?? 'auto',
+      enableExec: this.options.enableExec ?? true,
+      execDenied: matchRules(rules, 'Exec').kind === 'deny',
+      visibleToolCount: visible.length,
+    });
+    return this.exposures[kind];
+  }
+
+  private serverStatuses(): ExposureServerStatus[] {
+    return this.loaded.configured.map((s) => {
+      const v = this.view(s);
+      const out: ExposureServerStatus = {
+        name: v.name,
+        status: v.status,
+        toolCount: v.fromCache ? 0 : v.toolCount,
+      };
+      if (v.error) out.error = v.error.message;
+      return out;
+    });
   }
 
   /** Persist unsaved messages. A failure is a warning; it never throws. */
@@ -681,7 +714,7 @@ export class Agent {
       }
       this.unsubscribePool();
       try {
-        await this.pool.destroy();
+        await Promise.all([this.pool.destroy(), this.exposures.exec.close()]);
       } finally {
         await turn;
         this.emitter.clear();

@@ -13,6 +13,9 @@ export {
 } from './agent';
 export type { BuiltinContext, BuiltinResult, BuiltinTool } from './builtins/types';
 export { AgentError, type AgentErrorCode, isAgentError } from './errors';
+// Tool exposure and output limits (flat names, schema sanitizing, output guard).
+export { fullToolName, parseFullToolName } from './exposure/flat';
+export { type SanitizeSchemaOptions, sanitizeSchema } from './exposure/schema';
 // --- Tool search (also at `@wave/agent/search`) ---
 export {
   createToolSearchIndex,
@@ -30,7 +33,7 @@ export type {
   ToolRoute,
 } from './exposure/types';
 export type { ApprovalAnswer, ApprovalRequest } from './funnel';
-export type { OutputLimits } from './guard/truncate';
+export { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './guard/truncate';
 export { AgentHost, type AgentHostOptions, type HostAgentOptions, type PendingReclaim } from './host';
 export type {
   AssistantMessage,

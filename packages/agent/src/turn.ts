@@ -10,7 +10,7 @@ import { computeInstructionsDelta } from '@wave/mcp-instructions';
 import type { McpPoolApi } from '@wave/mcp-pool';
 import { AgentError } from './errors';
 import { fullToolName } from './exposure/flat';
-import type { Exposure, LiveTool, ToolOutcome } from './exposure/types';
+import type { Exposure, ExposureServerStatus, LiveTool, ToolOutcome } from './exposure/types';
 import type { Funnel, FunnelServer } from './funnel';
 import type {
   AssistantMessage,
@@ -23,7 +23,7 @@ import type {
   ToolDeclaration,
   ToolResultMessage,
 } from './model';
-import { allDenied, type PermissionRules } from './permissions';
+import { allDenied, matchRules, type PermissionRules } from './permissions';
 
 /** Why a turn ended. */
 export type TurnStopReason = 'end' | 'max_tokens' | 'tool_rounds_limit' | 'other';
@@ -46,7 +46,10 @@ export interface TurnContext {
   pool: McpPoolApi;
   model: ModelAdapter;
   system: string;
-  exposure: Exposure;
+  /** The exposure for this turn, decided once per turn from the tools visible at its start. */
+  chooseExposure(visible: readonly LiveTool[]): Exposure;
+  /** Every configured server's state, for exposures that report it. */
+  serverStatuses(): ExposureServerStatus[];
   funnel: Funnel;
   servers(): readonly FunnelServer[];
   rules(): PermissionRules | undefined;
@@ -61,8 +64,12 @@ export interface TurnContext {
   signal: AbortSignal;
 }
 
-/** Live tools of the servers that can take calls now. */
-export function liveTools(pool: McpPoolApi, servers: readonly FunnelServer[]): LiveTool[] {
+/** Live tools of the servers that can take calls now, minus those a deny rule blocks. */
+export function liveTools(
+  pool: McpPoolApi,
+  servers: readonly FunnelServer[],
+  rules?: PermissionRules,
+): LiveTool[] {
   const out: LiveTool[] = [];
   for (const s of servers) {
     if (s.blockedReason) continue;
@@ -73,6 +80,7 @@ export function liveTools(pool: McpPoolApi, servers: readonly FunnelServer[]): L
       if (t.description !== undefined) tool.description = t.description;
       if (t.inputSchema !== undefined) tool.inputSchema = t.inputSchema;
       if (t.annotations !== undefined) tool.annotations = t.annotations as { readOnlyHint?: boolean };
+      if (rules?.deny && matchRules(rules, tool.fullName).kind === 'deny') continue;
       out.push(tool);
     }
   }
@@ -132,9 +140,12 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
 
   let rounds = 0;
   let lastText = '';
+  let exposure: Exposure | undefined;
   for (;;) {
     // (3) Declare tools (re-planned each round: a server may have changed its tools).
-    const plan = ctx.exposure.plan({ tools: liveTools(ctx.pool, ctx.servers()), builtins: ctx.builtins });
+    const tools = liveTools(ctx.pool, ctx.servers(), rules);
+    exposure ??= ctx.chooseExposure(tools);
+    const plan = exposure.plan({ tools, builtins: ctx.builtins, servers: ctx.serverStatuses() });
     // (4) The model.
     let response: ModelResponse;
     try {
@@ -187,6 +198,13 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
       route.kind === 'call' ? ctx.funnel.isReadOnly(route.fullName) : route.readOnly,
     );
     const runOne = async ({ call, route }: (typeof routes)[number]): Promise<ToolOutcome> => {
+      if (call.invalidArguments !== undefined) {
+        return {
+          content: `Tool ${call.name} was not run: its arguments must be a JSON object, got: ${call.invalidArguments.slice(0, 500)}`,
+          isError: true,
+          blocked: true,
+        };
+      }
       if (route.kind === 'call')
         return ctx.funnel.call(route.fullName, route.arguments, { signal: ctx.signal, callId: call.id });
       try {

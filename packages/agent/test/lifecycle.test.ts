@@ -14,7 +14,12 @@ describe('Agent lifecycle', () => {
       { toolCalls: [{ name: 'mcp__hello__echo', arguments: { text: 'hi there' } }] },
       { text: 'done' },
     ]);
-    const agent = await w.agent({ model, mcpServers: { hello: w.server() }, permissions: allowHello });
+    const agent = await w.agent({
+      model,
+      mcpServers: { hello: w.server() },
+      permissions: allowHello,
+      toolMode: 'flat',
+    });
     expect(w.procs()).toEqual([]);
     expect(agent.getMcpServers().map((s) => [s.name, s.status])).toEqual([['hello', 'disconnected']]);
 

@@ -144,7 +144,20 @@ describe('searchTools', () => {
     expect(index.search('refund a payment')).toEqual(a);
   });
 
-  test('default limit is 10', () => {
+  test('default limit is 10; NaN means the default, Infinity means all', () => {
     expect(index.search('list')).toHaveLength(10);
+    expect(index.search('list', { limit: Number.NaN })).toHaveLength(10);
+    expect(index.search('list', { limit: 2.7 })).toHaveLength(2);
+    expect(index.search('list', { limit: Number.POSITIVE_INFINITY }).length).toBeGreaterThan(40);
+  });
+
+  test('every tool of the catalog is first for its full name, and among the tools of that name for its name', () => {
+    for (const tool of catalog) {
+      for (const full of [`${tool.server}__${tool.name}`, `mcp__${tool.server}__${tool.name}`]) {
+        expect(index.search(full, { limit: 1 })[0]).toBe(tool);
+      }
+      const sameName = catalog.filter((t) => t.name === tool.name);
+      expect(new Set(index.search(tool.name, { limit: sameName.length }))).toEqual(new Set(sameName));
+    }
   });
 });

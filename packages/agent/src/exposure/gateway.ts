@@ -54,6 +54,13 @@ export interface Gateway {
 
 export const GATEWAY_TOOL_NAME = 'mcp';
 
+/**
+ * A sentence for the system prompt in gateway mode. Constant, like the
+ * declaration: it never names servers or tools.
+ */
+export const GATEWAY_PROMPT =
+  'MCP tools are reached through the `mcp` tool: search for a tool first (action "search"), read its input schema if needed (action "describe"), then call it by its full name (action "call"). Never guess a tool name.';
+
 /** `search` results when `limit` is not given. */
 export const GATEWAY_SEARCH_DEFAULT_LIMIT = 12;
 /** Most `search` results; a larger `limit` is lowered to it. */

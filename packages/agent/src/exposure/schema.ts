@@ -4,11 +4,17 @@
  * 2020-12, zod output, OpenAPI conversions), and the providers accept
  * different, smaller subsets and reject a request that uses anything else.
  *
- * The result keeps only the keys every API accepts. What a dropped key meant
- * is kept in the description where a model can still use it ("must be > 0",
- * "default: 3", "format: uuid"). Local `$ref`s are inlined, unions with
- * `null` become the nullable form (`type: ["string", "null"]`), and the top
- * level is always an object schema. Pure and deterministic; never throws.
+ * The result keeps only what every API accepts: `type` (one name per
+ * schema), `description`, `properties`, `required`, `items`, string `enum`s,
+ * `anyOf`, `minimum`/`maximum`, `minLength`/`maxLength`,
+ * `minItems`/`maxItems` and kept `format`s, each only on the type it belongs
+ * to. What a dropped key meant is kept in the description where a model can
+ * still use it ("must be > 0", "default: 3", "format: uuid", "pattern: ...",
+ * "any keys; values: string"). Local `$ref`s are inlined; a nullable value
+ * is `anyOf: [X, {type: "null"}]`, the one form OpenAI, Anthropic and Gemini
+ * all accept (Gemini rejects `type: ["string", "null"]` and
+ * `additionalProperties`); the top level is always an object schema. Pure
+ * and deterministic; never throws.
  */
 
 /** Options of {@link sanitizeSchema}. */
@@ -166,23 +172,109 @@ function refName(ref: string): string {
   return last === '' || last === '#' ? 'the whole schema' : decodePointerToken(last);
 }
 
-/** `schema` that also accepts null, in the form providers accept. */
+/**
+ * `schema` that also accepts null, in the one form every provider accepts:
+ * `anyOf: [schema, {type: "null"}]` (Gemini rejects `type: [..., "null"]`,
+ * OpenAI and Anthropic ignore `nullable`). The description stays outside.
+ */
 function makeNullable(schema: Schema): Schema {
-  const out: Schema = { ...schema };
-  const type = out.type;
-  if (typeof type === 'string') {
-    if (type !== 'null') out.type = [type, 'null'];
-  } else if (Array.isArray(type)) {
-    if (!type.includes('null')) out.type = [...type, 'null'];
-  } else if (Array.isArray(out.anyOf)) {
-    const branches = out.anyOf as Schema[];
-    if (!branches.some((b) => b.type === 'null')) out.anyOf = [...branches, { type: 'null' }];
-    return out;
+  if (isEmpty(schema)) return schema; // untyped: already accepts null
+  const out: Schema = {};
+  const inner: Schema = { ...schema };
+  if (typeof inner.description === 'string') out.description = inner.description;
+  delete inner.description;
+  if (Array.isArray(inner.anyOf) && Object.keys(inner).length === 1) {
+    const branches = inner.anyOf as Schema[];
+    out.anyOf = branches.some((b) => b.type === 'null') ? branches : [...branches, { type: 'null' }];
+  } else if (inner.type === 'null') {
+    return schema;
   } else {
-    return out; // untyped: already accepts null
+    out.anyOf = [inner, { type: 'null' }];
   }
-  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   return out;
+}
+
+/** Keywords that only mean something for one type (Gemini rejects them on other types). */
+const KEYS_BY_TYPE: Record<string, readonly string[]> = {
+  string: ['minLength', 'maxLength', 'format', 'enum'],
+  number: ['minimum', 'maximum'],
+  integer: ['minimum', 'maximum'],
+  array: ['items', 'minItems', 'maxItems'],
+  object: ['properties', 'required'],
+  boolean: [],
+  null: [],
+};
+const TYPED_KEYS = new Set(Object.values(KEYS_BY_TYPE).flat());
+
+/** The part of `schema` that applies to type `t`. */
+function forType(schema: Schema, t: string): Schema {
+  const out: Schema = { type: t };
+  const allowed = KEYS_BY_TYPE[t] ?? [];
+  for (const key of Object.keys(schema)) {
+    if (key === 'type' || key === 'description' || key === 'anyOf') continue;
+    if (TYPED_KEYS.has(key) && !allowed.includes(key)) continue;
+    put(out, key, schema[key]);
+  }
+  // Gemini requires `items` on every array; `{}` keeps "any element".
+  if (t === 'array' && out.items === undefined) out.items = {};
+  if (t === 'object' && out.properties === undefined) out.properties = {};
+  return out;
+}
+
+/**
+ * The last step for one node: a single `type` per schema (several types
+ * become `anyOf` branches, null becomes a null branch), keywords only where
+ * their type allows them, and string-only `enum`s (other values go into the
+ * description: a server expecting numbers must not get strings).
+ */
+function finalize(schema: Schema): Schema {
+  let s: Schema = { ...schema };
+  const notes: string[] = [];
+  let nullable = false;
+  if (Array.isArray(s.enum)) {
+    const values = s.enum as unknown[];
+    if (values.includes(null)) nullable = true;
+    let rest = values.filter((v) => v !== null);
+    if (rest.includes('')) {
+      // Gemini rejects empty enum values
+      rest = rest.filter((v) => v !== '');
+      notes.push('or an empty string');
+    }
+    if (rest.length === 0) delete s.enum;
+    else if (rest.every((v) => typeof v === 'string')) {
+      s.enum = rest;
+      if (s.type === undefined) s.type = 'string';
+    } else {
+      delete s.enum;
+      notes.push(note(`one of ${rest.map((v) => safeJson(v)).join(', ')}`));
+    }
+  }
+  if (s.type === undefined) {
+    // untyped: the keywords tell the type when they all belong to one; otherwise they go
+    const families = new Set<string>();
+    for (const key of Object.keys(s)) {
+      if (!TYPED_KEYS.has(key)) continue;
+      for (const t of ['string', 'number', 'array', 'object'])
+        if (KEYS_BY_TYPE[t]?.includes(key)) families.add(t);
+    }
+    if (families.size === 1) s.type = [...families][0];
+    else for (const key of Object.keys(s)) if (TYPED_KEYS.has(key)) delete s[key];
+  }
+  const types = typeof s.type === 'string' ? [s.type] : Array.isArray(s.type) ? (s.type as string[]) : [];
+  if (types.includes('null') && types.length > 1) nullable = true;
+  const concrete = types.filter((t) => t !== 'null');
+  const description = typeof s.description === 'string' ? s.description : undefined;
+  if (concrete.length === 1) {
+    s = forType(s, concrete[0] as string);
+    if (Array.isArray(schema.anyOf)) s.anyOf = schema.anyOf;
+  } else if (concrete.length > 1) {
+    s = { anyOf: concrete.map((t) => forType(s, t)) };
+  }
+  if (description !== undefined || notes.length > 0) {
+    const d = withNotes(description, notes, Number.POSITIVE_INFINITY);
+    if (d !== undefined) s = { description: d, ...s };
+  }
+  return nullable ? makeNullable(s) : s;
 }
 
 function isNullBranch(value: unknown): boolean {
@@ -222,14 +314,15 @@ function bare(source: Record<string, unknown>, why: string): Schema {
   const type = normalizeType(source.type);
   if (type !== undefined) out.type = type;
   out.description = `(${why})`;
-  return out;
+  return finalize(out);
 }
 
 function walk(ctx: Walk, value: unknown, depth: number, path: Set<object>, refs: readonly string[]): Schema {
   if (value === true || value === undefined) return {};
   if (value === false) return { description: '(no value is accepted here)' };
   if (!isRecord(value)) return {};
-  if (path.has(value)) return { type: 'object', description: '(recursive structure; any object accepted)' };
+  if (path.has(value))
+    return finalize({ type: 'object', description: '(recursive structure; any object accepted)' });
   if (depth > ctx.limits.maxDepth) return bare(value, 'nested schema omitted: too deep');
   ctx.nodes += 1;
   if (ctx.nodes > ctx.limits.maxNodes) return bare(value, 'nested schema omitted: schema too large');
@@ -261,7 +354,7 @@ function walkRef(
     const why = `recursive reference to ${refName(ref)}; any ${out.type === 'object' ? 'object' : 'value of this type'} accepted`;
     const description = withNotes(desc, [note(why)], ctx.limits.maxDescriptionLength);
     if (description !== undefined) out.description = description;
-    return out;
+    return finalize(out);
   }
   if (!isRecord(target) && typeof target !== 'boolean') {
     const base = walkNode(ctx, siblings, depth, path, refs);
@@ -381,7 +474,7 @@ function walkNode(
   if (minLength !== undefined) out.minLength = minLength;
   if (maxLength !== undefined) out.maxLength = maxLength;
   const pattern = own(src, 'pattern');
-  if (typeof pattern === 'string') out.pattern = pattern;
+  if (typeof pattern === 'string') notes.push(note(`pattern: ${pattern}`));
   const format = own(src, 'format');
   if (typeof format === 'string' && format !== '') {
     if (ctx.limits.keepFormats.has(format)) out.format = format;
@@ -424,9 +517,13 @@ function walkNode(
     );
     if (names.length > 0) out.required = names;
   }
+  // additionalProperties: Gemini rejects the keyword; a map's value type goes into the description.
   const additional = own(src, 'additionalProperties');
-  if (typeof additional === 'boolean') out.additionalProperties = additional;
-  else if (isRecord(additional)) out.additionalProperties = walk(ctx, additional, depth + 1, path, refs);
+  if (isRecord(additional)) {
+    const values = walk(ctx, additional, depth + 1, path, refs);
+    const t = normalizeType(values.type);
+    if (t !== undefined) notes.push(note(`any keys; values: ${typeof t === 'string' ? t : t.join(' or ')}`));
+  }
   const propertyNames = own(src, 'propertyNames');
   if (isRecord(propertyNames) && typeof propertyNames.pattern === 'string') {
     notes.push(note(`property names must match ${propertyNames.pattern}`));
@@ -435,7 +532,6 @@ function walkNode(
   if (isRecord(patternProperties)) {
     const patterns = Object.keys(patternProperties);
     if (patterns.length > 0) notes.push(note(`property names matching ${patterns.join(', ')}`));
-    if (out.additionalProperties === undefined) out.additionalProperties = true;
   }
 
   const fallbackType =
@@ -484,10 +580,7 @@ function walkNode(
     if (key === 'type' && ordered.type !== undefined) continue;
     put(ordered, key, result[key]);
   }
-  if (Array.isArray(ordered.type) && ordered.type.includes('null') && Array.isArray(ordered.enum)) {
-    if (!ordered.enum.includes(null)) ordered.enum = [...ordered.enum, null];
-  }
-  return ordered;
+  return finalize(ordered);
 }
 
 /** The top level as the APIs require it: `type: "object"` with `properties`, no union, not nullable. */
@@ -528,7 +621,8 @@ function asTopLevel(schema: Schema): Schema {
     isRecord(body.properties) && types.every((t) => t === 'object' || t === 'null') ? body.properties : {};
   if (types.length > 0 && !types.includes('object')) return out;
   for (const key of Object.keys(body)) {
-    if (key === 'type' || key === 'description' || key === 'properties' || key === 'enum') continue;
+    if (key === 'type' || key === 'description' || key === 'properties' || key === 'anyOf') continue;
+    if (TYPED_KEYS.has(key) && key !== 'required') continue;
     if (key === 'required') {
       const props = out.properties as Schema;
       const req = (body.required as string[]).filter((r) => Object.hasOwn(props, r));
@@ -554,8 +648,10 @@ function run(schema: unknown, limits: Limits): Schema {
  * (the same input gives the same bytes), never throws, and the result is
  * always an object schema (`type: "object"`, `properties` present) without
  * `$ref`, `$defs`, `$schema`, `oneOf`, `allOf`, `const`,
- * `exclusiveMinimum`/`exclusiveMaximum`, `default` or unsupported `format`s.
- * See {@link SanitizeSchemaOptions} for the bounds.
+ * `exclusiveMinimum`/`exclusiveMaximum`, `default`, `pattern`,
+ * `additionalProperties`, type lists or unsupported `format`s (see the
+ * module comment for what is kept). See {@link SanitizeSchemaOptions} for
+ * the bounds.
  *
  * @example sanitizeSchema({ $schema: 'http://json-schema.org/draft-07/schema#' }) // { type: 'object', properties: {} }
  */

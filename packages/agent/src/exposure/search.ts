@@ -16,7 +16,7 @@
  * repeated queries; `searchTools` builds one per call.
  */
 import { stem, tokenize } from './text';
-import { RELATED, SCOPE_MARKERS, SERVER_ALIASES, STOPWORDS, SYNONYM_GROUPS } from './vocabulary';
+import { RELATED, REWRITES, SCOPE_MARKERS, SERVER_ALIASES, STOPWORDS, SYNONYM_GROUPS } from './vocabulary';
 
 /** A tool as search sees it. Extra properties are kept: results are the same objects. */
 export interface SearchableTool {
@@ -43,7 +43,7 @@ const DEFAULT_LIMIT = 10;
 // BM25F fields, in the order `fieldsOf` returns them: name, server, first
 // sentence of the description, rest of the description, schema properties.
 const FIELD_COUNT = 5;
-const FIELD_WEIGHT = [3, 1.2, 1.5, 0.6, 0.5];
+const FIELD_WEIGHT = [3, 0.5, 1.5, 0.6, 0.5];
 const FIELD_B = [0.3, 0, 0.5, 0.75, 0.6];
 const K1 = 1.2;
 
@@ -52,6 +52,10 @@ const MAX_SUMMARY_TOKENS = 40;
 const MAX_BODY_TOKENS = 200;
 const MAX_PARAM_DESCRIPTION_TOKENS = 16;
 const MAX_PARAMS = 40;
+const MAX_ENUM_VALUES = 12;
+/** Text read from a description; the body token cap is reached well before. */
+const MAX_DESCRIPTION_CHARS = 3000;
+const MAX_PARAM_DESCRIPTION_CHARS = 200;
 
 /** Weights of vocabulary expansions relative to the query word itself. */
 const SYNONYM_WEIGHT = 0.5;
@@ -148,34 +152,56 @@ function schemaText(schema: unknown): { names: string[]; descriptions: string[] 
     if (value !== null && typeof value === 'object') {
       const d = (value as { description?: unknown }).description;
       if (typeof d === 'string') descriptions.push(d);
+      const values = (value as { enum?: unknown }).enum;
+      if (Array.isArray(values)) {
+        for (const v of values.slice(0, MAX_ENUM_VALUES)) if (typeof v === 'string') names.push(v);
+      }
     }
   }
   return { names, descriptions };
 }
 
-function stems(tokens: string[], max = Number.POSITIVE_INFINITY): string[] {
+function stems(tokens: string[], stemOf: (word: string) => string, max = Number.POSITIVE_INFINITY): string[] {
   const out: string[] = [];
   for (const t of tokens) {
     if (out.length >= max) break;
-    out.push(stem(t));
+    out.push(stemOf(t));
   }
   return out;
 }
 
+/** A stemmer that remembers its answers; one per index build, dropped after it. */
+function memoStem(): (word: string) => string {
+  const cache = new Map<string, string>();
+  return (word) => {
+    let s = cache.get(word);
+    if (s === undefined) {
+      s = stem(word);
+      cache.set(word, s);
+    }
+    return s;
+  };
+}
+
 /** Per-field stemmed terms of one tool. */
-function fieldsOf(tool: SearchableTool): string[][] {
+function fieldsOf(tool: SearchableTool, stemOf: (word: string) => string): string[][] {
   const nameTokens = tokenize(tool.name);
-  const name = stems(nameTokens);
-  if (nameTokens.length > 1) name.push(stem(nameTokens.join('')));
-  const server = stems(tokenize(tool.server));
-  const description = typeof tool.description === 'string' ? tool.description.trim() : '';
+  const name = stems(nameTokens, stemOf);
+  if (nameTokens.length > 1) name.push(stemOf(nameTokens.join('')));
+  const server = stems(tokenize(tool.server), stemOf);
+  const description =
+    typeof tool.description === 'string' ? tool.description.slice(0, MAX_DESCRIPTION_CHARS).trim() : '';
   const cut = firstSentenceEnd(description);
-  const summary = stems(tokenize(description.slice(0, cut)), MAX_SUMMARY_TOKENS);
-  const body = stems(tokenize(description.slice(cut)), MAX_BODY_TOKENS);
+  const summary = stems(tokenize(description.slice(0, cut)), stemOf, MAX_SUMMARY_TOKENS);
+  const body = stems(tokenize(description.slice(cut)), stemOf, MAX_BODY_TOKENS);
   const { names, descriptions } = schemaText(tool.inputSchema);
   const params: string[] = [];
-  for (const n of names) params.push(...stems(tokenize(n)));
-  for (const d of descriptions) params.push(...stems(tokenize(d), MAX_PARAM_DESCRIPTION_TOKENS));
+  for (const n of names) params.push(...stems(tokenize(n), stemOf));
+  for (const d of descriptions) {
+    params.push(
+      ...stems(tokenize(d.slice(0, MAX_PARAM_DESCRIPTION_CHARS)), stemOf, MAX_PARAM_DESCRIPTION_TOKENS),
+    );
+  }
   return [name, server, summary, body, params];
 }
 
@@ -212,7 +238,7 @@ function isIdentChar(c: number): boolean {
 }
 
 function isIdentifier(word: string): boolean {
-  // Only names with a separator or an inner capital are unambiguous inside a sentence.
+  // Only names with a separator (`create_refund`, `list-issues`) are unambiguous inside a sentence.
   for (let i = 0; i < word.length; i++) {
     const c = word.charCodeAt(i);
     if (c === 95 || c === 45) return true;
@@ -241,10 +267,11 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
   const nameTerms: string[][] = [];
   const serverOf: string[] = [];
   const avgLen = new Array<number>(FIELD_COUNT).fill(0);
+  const stemOf = memoStem();
   docs.forEach((tool, i) => {
-    const f = fieldsOf(tool);
+    const f = fieldsOf(tool, stemOf);
     fields.push(f);
-    nameTerms.push([...new Set(stems(tokenize(tool.name)))]);
+    nameTerms.push([...new Set(stems(tokenize(tool.name), stemOf))]);
     serverOf.push(tool.server);
     for (let k = 0; k < FIELD_COUNT; k++) avgLen[k] = (avgLen[k] as number) + (f[k] as string[]).length;
     addExact(keyOf(tool.name), i);
@@ -254,38 +281,40 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
   for (let k = 0; k < FIELD_COUNT; k++) avgLen[k] = n === 0 ? 1 : Math.max(1, (avgLen[k] as number) / n);
 
   // Pseudo term frequency per (term, doc), then saturated and idf-weighted once.
-  const tfByTerm = new Map<string, Map<number, number>>();
+  const postings = new Map<string, Postings>();
+  const tf = new Map<string, number>();
   for (let d = 0; d < n; d++) {
     const f = fields[d] as string[][];
+    tf.clear();
     for (let k = 0; k < FIELD_COUNT; k++) {
       const terms = f[k] as string[];
       if (terms.length === 0) continue;
       const norm =
         1 - (FIELD_B[k] as number) + (FIELD_B[k] as number) * (terms.length / (avgLen[k] as number));
       const w = (FIELD_WEIGHT[k] as number) / norm;
-      for (const t of terms) {
-        let m = tfByTerm.get(t);
-        if (m === undefined) {
-          m = new Map();
-          tfByTerm.set(t, m);
-        }
-        m.set(d, (m.get(d) ?? 0) + w);
+      for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + w);
+    }
+    for (const [t, v] of tf) {
+      let p = postings.get(t);
+      if (p === undefined) {
+        p = { docs: [], scores: [] };
+        postings.set(t, p);
       }
+      p.docs.push(d);
+      p.scores.push(v);
     }
   }
-  const postings = new Map<string, Postings>();
-  for (const [term, m] of tfByTerm) {
-    const df = m.size;
+  for (const p of postings.values()) {
+    const df = p.docs.length;
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    const p: Postings = { docs: [], scores: [] };
-    for (const [d, tf] of m) {
-      p.docs.push(d);
-      p.scores.push((idf * tf) / (K1 + tf));
+    for (let k = 0; k < df; k++) {
+      const v = p.scores[k] as number;
+      p.scores[k] = (idf * v) / (K1 + v);
     }
-    postings.set(term, p);
   }
 
-  const serverPhrases = buildServerPhrases(docs, vocabulary, tfByTerm, serverOf);
+  const rewrites = buildRewrites();
+  const serverPhrases = buildServerPhrases(docs, vocabulary, postings, serverOf);
   const sortedTerms = [...postings.keys()].sort();
 
   /** Indexed terms that start with `prefix` (`config` -> `configurat`), at most a few. */
@@ -340,7 +369,8 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
   }
 
   function search(query: string, options: ToolSearchOptions = {}): T[] {
-    const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_LIMIT));
+    const requested = options.limit ?? DEFAULT_LIMIT;
+    const limit = Number.isNaN(requested) ? DEFAULT_LIMIT : Math.max(0, Math.floor(requested));
     if (limit === 0 || n === 0 || typeof query !== 'string') return [];
 
     // 1. The whole query is a name.
@@ -379,13 +409,14 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
     }
 
     // 4. Text score over the remaining words.
-    const words: string[] = [];
+    const rest: string[] = [];
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i] as string;
-      if (consumed[i] || STOPWORDS.has(t)) continue;
-      if (scoped.size > 0 && t === 'server') continue;
-      words.push(t);
+      if (consumed[i] || (scoped.size > 0 && t === 'server')) continue;
+      rest.push(t);
     }
+    const words: string[] = [];
+    for (const t of rewrite(rest, rewrites)) if (!STOPWORDS.has(t)) words.push(t);
     const concepts: Concept[] = [];
     const seenStems = new Set<string>();
     for (const w of words) {
@@ -472,6 +503,50 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
   return { size: n, search };
 }
 
+interface Rewrite {
+  tokens: string[];
+  expansion: string[];
+}
+
+/** Rewrites by first word, longest first. */
+function buildRewrites(): Map<string, Rewrite[]> {
+  const out = new Map<string, Rewrite[]>();
+  for (const [from, to] of Object.entries(REWRITES)) {
+    const tokens = tokenize(from);
+    const first = tokens[0];
+    if (first === undefined) continue;
+    const list = out.get(first) ?? [];
+    list.push({ tokens, expansion: tokenize(to) });
+    list.sort((a, b) => b.tokens.length - a.tokens.length);
+    out.set(first, list);
+  }
+  return out;
+}
+
+/** Replaces abbreviations and idioms by the words tools use (`pr` -> `pull request`). */
+function rewrite(tokens: readonly string[], rewrites: Map<string, Rewrite[]>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; ) {
+    let matched: Rewrite | undefined;
+    for (const r of rewrites.get(tokens[i] as string) ?? []) {
+      let ok = i + r.tokens.length <= tokens.length;
+      for (let j = 1; j < r.tokens.length && ok; j++) ok = tokens[i + j] === r.tokens[j];
+      if (ok) {
+        matched = r;
+        break;
+      }
+    }
+    if (matched === undefined) {
+      out.push(tokens[i] as string);
+      i++;
+    } else {
+      out.push(...matched.expansion);
+      i += matched.tokens.length;
+    }
+  }
+  return out;
+}
+
 /**
  * Phrases that name each server: its full name, its words joined, aliases of
  * well-known services, and a distinctive word of a multi-word name that is
@@ -480,7 +555,7 @@ export function createToolSearchIndex<T extends SearchableTool>(tools: readonly 
 function buildServerPhrases(
   docs: readonly SearchableTool[],
   vocabulary: Vocabulary,
-  tfByTerm: Map<string, Map<number, number>>,
+  postings: Map<string, Postings>,
   serverOf: readonly string[],
 ): ServerPhrase[] {
   const servers = [...new Set(docs.map((d) => d.server))];
@@ -497,10 +572,10 @@ function buildServerPhrases(
   /** A word used by tools of at least two other servers is also a common word. */
   const common = (word: string, server: string): boolean => {
     if (STOPWORDS.has(word) || vocabulary.meaningful.has(word)) return true;
-    const m = tfByTerm.get(stem(word));
-    if (m === undefined) return false;
+    const p = postings.get(stem(word));
+    if (p === undefined) return false;
     const others = new Set<string>();
-    for (const d of m.keys()) if (serverOf[d] !== server) others.add(serverOf[d] as string);
+    for (const d of p.docs) if (serverOf[d] !== server) others.add(serverOf[d] as string);
     return others.size >= 2;
   };
   for (const server of servers) {

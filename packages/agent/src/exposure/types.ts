@@ -57,6 +57,17 @@ export interface ExposureInput {
   tools: readonly LiveTool[];
   /** Built-in tools (`ReadOutput`, `McpSettings`): always declared as they are, never folded. */
   builtins: readonly ToolDeclaration[];
+  /** Every configured server and its state (for status views such as the gateway's `status`). */
+  servers: readonly ExposureServerStatus[];
+}
+
+/** A configured server as an exposure may report it. */
+export interface ExposureServerStatus {
+  name: string;
+  /** `connected`, `connecting`, `error`, `disabled`, ... */
+  status: string;
+  toolCount: number;
+  error?: string;
 }
 
 /** A tool exposure mode. */

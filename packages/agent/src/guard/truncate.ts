@@ -16,7 +16,10 @@ export interface OutputLimits {
   previewBlocks: number;
   /** Each preview shows at most this many bytes of the block's JSON. @default 200 */
   previewBytes: number;
-  /** Fields whose JSON is at most this many bytes are kept whole in a summary. @default 256 */
+  /**
+   * A summary keeps small fields whole, in order, while their JSON fits in
+   * this many bytes in total; the other fields are summarized. @default 4096
+   */
   smallFieldBytes: number;
   /** Images sent to the model as image blocks in one turn; later ones are saved to files. @default 8 */
   maxImagesPerTurn: number;
@@ -31,7 +34,7 @@ export const DEFAULT_OUTPUT_LIMITS: Readonly<OutputLimits> = Object.freeze({
   maxStructuredBytes: 16384,
   previewBlocks: 20,
   previewBytes: 200,
-  smallFieldBytes: 256,
+  smallFieldBytes: 4096,
   maxImagesPerTurn: 8,
   maxImageBytes: 5 * 1024 * 1024,
 });
@@ -201,8 +204,8 @@ function describeArray(label: string, items: unknown[], limits: OutputLimits): s
 }
 
 /**
- * A bounded text summary of a large structured result: fields whose JSON is
- * small are kept whole; each large array is given as its block count, the
+ * A bounded text summary of a large structured result: small fields are
+ * kept whole (up to `smallFieldBytes` in total); each large array is given as its block count, the
  * types of its blocks (their `type` field, else the JSON type) and byte
  * previews of its first blocks; each large object as its keys and a preview.
  * The summary itself is at most `limits.maxStructuredBytes` bytes. Pure.
@@ -214,10 +217,13 @@ export function summarizeStructured(value: unknown, limits: OutputLimits = DEFAU
   } else if (typeof value === 'object' && value !== null) {
     const small: Record<string, unknown> = {};
     const large: string[] = [];
+    let budget = limits.smallFieldBytes;
     for (const key of Object.keys(value)) {
       const field = (value as Record<string, unknown>)[key];
       const json = jsonOf(field);
-      if (Buffer.byteLength(json, 'utf8') <= limits.smallFieldBytes) {
+      const size = Buffer.byteLength(json, 'utf8') + Buffer.byteLength(JSON.stringify(key), 'utf8') + 2;
+      if (size <= budget) {
+        budget -= size;
         Object.defineProperty(small, key, { value: field, enumerable: true });
         continue;
       }

@@ -171,6 +171,24 @@ describe('nested calls', () => {
     expect(r.console).toBe('asking');
   });
 
+  test('a host that throws synchronously or returns something malformed fails that call only', async () => {
+    const m = memoryHost(pool, {
+      mcp__srv__echo: () => {
+        throw new Error('sync throw');
+      },
+      mcp__srv__fail: () => ({ content: undefined as unknown as string }),
+    });
+    const r = await sandbox.run(
+      `const out = [];
+       for (const f of [tools.mcp__srv__echo, tools.mcp__srv__fail]) { try { await f({}) } catch (e) { out.push(e.message) } }
+       return out`,
+      m.host,
+    );
+    const out = returned(r);
+    expect(out[0]).toBe('sync throw');
+    expect(out[1]).toMatch(/^mcp__srv__fail failed: /);
+  });
+
   test('the call over the limit is rejected alone and the script goes on', async () => {
     const m = memoryHost(pool, impls);
     const r = await sandbox.run(
@@ -273,10 +291,12 @@ describe('nested calls', () => {
 
   test('scripts never run concurrently', async () => {
     const gate = deferred<void>();
+    const reachedFirst = deferred<void>();
     const order: string[] = [];
     const m = memoryHost(pool, {
       mcp__srv__echo: async (args) => {
         order.push(`start ${JSON.stringify(args)}`);
+        reachedFirst.resolve();
         if ((args as { n: number }).n === 1) await gate.promise;
         order.push(`end ${JSON.stringify(args)}`);
         return { content: 'ok' };
@@ -284,8 +304,7 @@ describe('nested calls', () => {
     });
     const first = sandbox.run('return await tools.mcp__srv__echo({ n: 1 })', m.host);
     const second = sandbox.run('return await tools.mcp__srv__echo({ n: 2 })', m.host);
-    // Wait for the event: the first script's call reached the host.
-    for (let i = 0; i < 3000 && order.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await reachedFirst.promise;
     expect(order).toEqual(['start {"n":1}']);
     gate.resolve();
     await Promise.all([first, second]);

@@ -12,13 +12,26 @@ export const ALLOWED_KEYS = new Set([
   'maximum',
   'minLength',
   'maxLength',
-  'pattern',
   'format',
   'minItems',
   'maxItems',
-  'additionalProperties',
   'anyOf',
 ]);
+
+/** Keywords allowed only with one type (Gemini rejects them elsewhere). */
+const ONLY_WITH: Record<string, readonly string[]> = {
+  minLength: ['string'],
+  maxLength: ['string'],
+  format: ['string'],
+  enum: ['string'],
+  minimum: ['number', 'integer'],
+  maximum: ['number', 'integer'],
+  items: ['array'],
+  minItems: ['array'],
+  maxItems: ['array'],
+  properties: ['object'],
+  required: ['object'],
+};
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
@@ -59,10 +72,12 @@ export function schemaProblems(schema: unknown, maxDescription = 2048 + 600): st
       if (!ALLOWED_KEYS.has(key)) problems.push(`${at} has key ${key}`);
     }
     const type = node.type;
-    if (type !== undefined) {
-      const list = Array.isArray(type) ? type : [type];
-      if (list.length === 0 || !list.every((t) => typeof t === 'string' && TYPES.has(t)))
-        problems.push(`${at}.type is ${JSON.stringify(type)}`);
+    if (type !== undefined && (typeof type !== 'string' || !TYPES.has(type)))
+      problems.push(`${at}.type is ${JSON.stringify(type)} (one type name expected)`);
+    for (const key of Object.keys(node)) {
+      const allowed = ONLY_WITH[key];
+      if (allowed && !allowed.includes(type as string))
+        problems.push(`${at}.${key} with type ${JSON.stringify(type)}`);
     }
     if (node.description !== undefined) {
       if (typeof node.description !== 'string') problems.push(`${at}.description is not a string`);
@@ -74,8 +89,7 @@ export function schemaProblems(schema: unknown, maxDescription = 2048 + 600): st
     if (node.enum !== undefined) {
       if (!Array.isArray(node.enum) || node.enum.length === 0)
         problems.push(`${at}.enum is empty or not an array`);
-      else if (!node.enum.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v)))
-        problems.push(`${at}.enum has a non-primitive`);
+      else if (!node.enum.every((v) => typeof v === 'string')) problems.push(`${at}.enum has a non-string`);
     }
     if (node.properties !== undefined) {
       if (!isRecord(node.properties)) problems.push(`${at}.properties is not an object`);
@@ -89,8 +103,10 @@ export function schemaProblems(schema: unknown, maxDescription = 2048 + 600): st
           if (typeof r !== 'string' || !Object.hasOwn(props, r)) problems.push(`${at}.required names ${r}`);
     }
     if (node.items !== undefined) visit(node.items, `${at}.items`);
-    if (node.additionalProperties !== undefined && typeof node.additionalProperties !== 'boolean')
-      visit(node.additionalProperties, `${at}.additionalProperties`);
+    if (type === 'array' && node.items === undefined) problems.push(`${at} is an array without items`);
+    if (type === 'object' && node.properties === undefined)
+      problems.push(`${at} is an object without properties`);
+    if (Array.isArray(node.enum) && node.enum.includes('')) problems.push(`${at}.enum has an empty string`);
     if (node.anyOf !== undefined) {
       if (!Array.isArray(node.anyOf) || node.anyOf.length < 2) problems.push(`${at}.anyOf has < 2 branches`);
       else for (const [i, b] of node.anyOf.entries()) visit(b, `${at}.anyOf[${i}]`);

@@ -137,7 +137,9 @@ describe('sanitizeSchema on random input', () => {
       try {
         check(input);
       } catch (err) {
-        throw new Error(`seed ${seed}: ${(err as Error).message}`);
+        throw new Error(
+          `seed ${seed}: ${(err as Error).message} ${JSON.stringify(schemaProblems(sanitizeSchema(input)))}`,
+        );
       }
     }
   });

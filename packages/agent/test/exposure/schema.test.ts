@@ -78,7 +78,7 @@ const cases: Case[] = [
     },
     expected: {
       type: 'object',
-      properties: { query: { type: ['string', 'null'], description: 'Search query.' } },
+      properties: { query: { description: 'Search query.', anyOf: [{ type: 'string' }, { type: 'null' }] } },
     },
   },
   {
@@ -90,18 +90,96 @@ const cases: Case[] = [
     },
     expected: {
       type: 'object',
-      properties: { id: { type: ['integer', 'null'], description: 'The id', minimum: 1 } },
+      properties: {
+        id: { description: 'The id', anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
+      },
     },
   },
   {
-    name: 'nullable enum gets null in the enum',
+    name: 'a nullable enum keeps its string values in the non-null branch',
     input: { properties: { c: { anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'null' }] } } },
-    expected: { type: 'object', properties: { c: { type: ['string', 'null'], enum: ['a', 'b', null] } } },
+    expected: {
+      type: 'object',
+      properties: { c: { anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'null' }] } },
+    },
+  },
+  {
+    name: 'null inside an enum becomes the null branch',
+    input: { properties: { c: { type: ['string', 'null'], enum: ['a', null] } } },
+    expected: {
+      type: 'object',
+      properties: { c: { anyOf: [{ type: 'string', enum: ['a'] }, { type: 'null' }] } },
+    },
   },
   {
     name: 'OpenAPI nullable: true',
     input: { properties: { s: { type: 'string', nullable: true } } },
-    expected: { type: 'object', properties: { s: { type: ['string', 'null'] } } },
+    expected: { type: 'object', properties: { s: { anyOf: [{ type: 'string' }, { type: 'null' }] } } },
+  },
+  {
+    name: 'a type list becomes one branch per type, each with its own keywords',
+    input: {
+      properties: {
+        v: {
+          type: ['string', 'array', 'null'],
+          description: 'V',
+          maxLength: 5,
+          items: { type: 'number' },
+          minItems: 1,
+        },
+      },
+    },
+    expected: {
+      type: 'object',
+      properties: {
+        v: {
+          description: 'V',
+          anyOf: [
+            { type: 'string', maxLength: 5 },
+            { type: 'array', items: { type: 'number' }, minItems: 1 },
+            { type: 'null' },
+          ],
+        },
+      },
+    },
+  },
+  {
+    name: 'keywords of another type are dropped (properties on a string)',
+    input: {
+      properties: {
+        s: { type: 'string', properties: { a: { type: 'string' } }, required: ['a'], minimum: 3 },
+      },
+    },
+    expected: { type: 'object', properties: { s: { type: 'string' } } },
+  },
+  {
+    name: 'a non-string enum goes into the description',
+    input: { properties: { level: { type: 'integer', enum: [1, 2, 3], description: 'Level' } } },
+    expected: {
+      type: 'object',
+      properties: { level: { description: 'Level (one of 1, 2, 3)', type: 'integer' } },
+    },
+  },
+  {
+    name: 'an array without items gets items: {} (Gemini requires it)',
+    input: { properties: { tags: { type: 'array' }, any: { type: 'object' } } },
+    expected: {
+      type: 'object',
+      properties: { tags: { type: 'array', items: {} }, any: { type: 'object', properties: {} } },
+    },
+  },
+  {
+    name: 'an empty string in an enum goes into the description',
+    input: { properties: { op: { type: 'string', enum: ['', 'eq', 'neq'] } } },
+    expected: {
+      type: 'object',
+      properties: { op: { type: 'string', description: '(or an empty string)', enum: ['eq', 'neq'] } },
+    },
+  },
+  {
+    name: 'pattern goes into the description',
+    input: { properties: { id: { type: 'string', pattern: '^[a-z]+$' } } },
+    expected: { type: 'object', properties: { id: { type: 'string', description: '(pattern: ^[a-z]+$)' } } },
   },
   {
     name: 'union of two types with null stays anyOf',
@@ -140,7 +218,11 @@ const cases: Case[] = [
             label: { type: 'string' },
             children: {
               type: 'array',
-              items: { type: 'object', description: '(recursive reference to Node; any object accepted)' },
+              items: {
+                type: 'object',
+                description: '(recursive reference to Node; any object accepted)',
+                properties: {},
+              },
             },
           },
         },
@@ -164,6 +246,7 @@ const cases: Case[] = [
         self: {
           type: 'object',
           description: '(recursive reference to the whole schema; any object accepted)',
+          properties: {},
         },
       },
     },
@@ -280,7 +363,7 @@ const cases: Case[] = [
     },
     expected: {
       type: 'object',
-      properties: { data: { type: 'object', additionalProperties: { type: 'string' } } },
+      properties: { data: { type: 'object', description: '(any keys; values: string)', properties: {} } },
     },
   },
   {
@@ -296,7 +379,7 @@ const cases: Case[] = [
   {
     name: 'unknown types and enum objects dropped',
     input: { properties: { a: { type: 'date', enum: [{ x: 1 }, 'ok', 'ok'] } } },
-    expected: { type: 'object', properties: { a: { enum: ['ok'] } } },
+    expected: { type: 'object', properties: { a: { type: 'string', enum: ['ok'] } } },
   },
   {
     name: 'boolean false schema',

@@ -156,10 +156,20 @@ describe('summarizeStructured', () => {
     expect(summarizeStructured([1, 'a', null, [2]]).split('\n')[0]).toBe(
       'Top level: 4 blocks (number x1, string x1, null x1, array x1)',
     );
-    const big = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
-    const s = summarizeStructured({ meta: big, log: 'l'.repeat(1000) });
-    expect(s).toContain('Field "meta": object with 100 keys (k0, k1, k2');
-    expect(s).toContain('Field "log": string of 1002 bytes');
+    const big = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i]));
+    const s = summarizeStructured({ meta: big, log: 'l'.repeat(5000) });
+    expect(s).toContain('Field "meta": object with 1000 keys (k0, k1, k2');
+    expect(s).toContain('Field "log": string of 5002 bytes');
+  });
+
+  it('keeps small fields whole up to 4 KB in total, in order', () => {
+    const s = summarizeStructured({ a: 'x'.repeat(2000), b: 'y'.repeat(2000), c: 'z'.repeat(2000), d: 1 });
+    const first = s.split('\n')[0] as string;
+    expect(first.startsWith('Small fields: {"a":"xx')).toBe(true);
+    expect(first).toContain('"b":"yy');
+    expect(first).toContain('"d":1');
+    expect(first).not.toContain('zzz');
+    expect(s).toContain('Field "c": string of 2002 bytes');
   });
 
   it('is bounded by maxStructuredBytes whatever the input', () => {

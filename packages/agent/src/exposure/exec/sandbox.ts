@@ -228,38 +228,46 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
   }
 
   async function onCall(a: Active, msg: Extract<WorkerMessage, { t: 'call' }>): Promise<void> {
+    let answer: { ok: boolean; payload: string };
+    try {
+      answer = await answerCall(a, msg);
+    } catch (err) {
+      // A host that throws or hands back something malformed fails this call only.
+      answer = {
+        ok: false,
+        payload: `${msg.name} failed: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
+    reply(a, msg.id, answer.ok, answer.payload);
+  }
+
+  async function answerCall(
+    a: Active,
+    msg: Extract<WorkerMessage, { t: 'call' }>,
+  ): Promise<{ ok: boolean; payload: string }> {
     if (a.calls >= limits.maxCalls) {
-      reply(a, msg.id, false, `call limit reached: a script may make at most ${limits.maxCalls} tool calls`);
-      return;
+      return {
+        ok: false,
+        payload: `call limit reached: a script may make at most ${limits.maxCalls} tool calls`,
+      };
     }
     a.calls += 1;
     if (msg.kind === 'search') {
-      let hits: { name: string; description: string; signature: string }[];
-      try {
-        const pool = a.host.listTools();
-        const asked = msg.payload === '' ? limits.searchLimit : Number(msg.payload);
-        const limit =
-          msg.name.trim() === '' ? pool.length : Math.min(Math.floor(asked), limits.maxSearchLimit);
-        hits = a.host.search(msg.name, limit).map((tool) => ({
-          name: tool.fullName,
-          description: tool.description ?? '',
-          signature: renderSignature(tool),
-        }));
-      } catch (err) {
-        reply(a, msg.id, false, `search failed: ${(err as Error)?.message ?? String(err)}`);
-        return;
-      }
-      reply(a, msg.id, true, JSON.stringify(hits));
-      return;
+      const pool = a.host.listTools();
+      const asked = msg.payload === '' ? limits.searchLimit : Number(msg.payload);
+      const limit = msg.name.trim() === '' ? pool.length : Math.min(Math.floor(asked), limits.maxSearchLimit);
+      const hits = a.host.search(msg.name, limit).map((tool) => ({
+        name: tool.fullName,
+        description: tool.description ?? '',
+        signature: renderSignature(tool),
+      }));
+      return { ok: true, payload: JSON.stringify(hits) };
     }
     if (!a.names.has(msg.name)) {
-      reply(
-        a,
-        msg.id,
-        false,
-        `unknown tool ${JSON.stringify(msg.name)}: only MCP tools are reachable; find them with tools["$codemode"].search(...)`,
-      );
-      return;
+      return {
+        ok: false,
+        payload: `unknown tool ${JSON.stringify(msg.name)}: only MCP tools are reachable; find them with tools["$codemode"].search(...)`,
+      };
     }
     let result: NestedToolResult;
     try {
@@ -267,18 +275,16 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
       result = await a.host.call(msg.name, args, a.controller.signal);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      reply(a, msg.id, false, message === '' ? `${msg.name} failed` : message);
-      return;
+      return { ok: false, payload: message === '' ? `${msg.name} failed` : message };
     }
-    if (active !== a) return;
+    if (active !== a) return { ok: false, payload: 'the script has ended' };
     const value = toScriptValue(result, limits.maxImages - a.images.length);
     a.images.push(...value.images);
     if (value.ok && typeof result.content !== 'string') {
       const images = result.content.filter((b) => b.type === 'image').length;
       a.omittedImages += images - value.images.length;
     }
-    if (value.ok) reply(a, msg.id, true, value.payload);
-    else reply(a, msg.id, false, value.message);
+    return value.ok ? { ok: true, payload: value.payload } : { ok: false, payload: value.message };
   }
 
   function execute(code: string, host: ExecHost, signal: AbortSignal | undefined, started: number) {
@@ -320,8 +326,12 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         },
         fail(code, message) {
           if (active !== a) return;
-          // The worker may be stuck in a loop or hold the script's leftovers: end it.
-          if (code !== 'EXEC_SCRIPT_ERROR') retire(w);
+          // The worker may be stuck in a loop or hold the script's leftovers: end it,
+          // and start its replacement now so the next script finds a warm one.
+          if (code !== 'EXEC_SCRIPT_ERROR') {
+            retire(w);
+            if (!closed && worker === undefined) worker = spawn();
+          }
           const consoleText = a.console.join('\n');
           a.finish({
             content: failureText(message, consoleText, a.consoleCut, limits.maxConsoleChars),
