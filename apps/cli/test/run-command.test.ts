@@ -113,6 +113,31 @@ describe('wave run', () => {
     expect(findProcessesByMarker(namespace)).toEqual([]);
   });
 
+  it('calls made inside Exec (auto mode, 8 tools) are listed with their parent and checked against the rules', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const code =
+      'const a = await tools.mcp__hello__echo({ text: "via exec" }); let b; try { b = await tools.mcp__hello__add({ a: 1, b: 2 }); } catch (e) { b = String(e); } return { a, b };';
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'x1', name: 'Exec', arguments: { code } }] },
+      { text: 'Exec done.' },
+    ]);
+    const base = ['--base-url', model.baseURL, '--model', 'fake-1', '--allow', 'mcp__hello__echo', '--json'];
+    // The turn dials hello before declaring tools: 8 tools, so auto mode declares Exec.
+    const r = await s.wave(['run', 'use exec', ...base]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.text).toBe('Exec done.');
+    expect(out.toolCalls).toMatchObject([
+      { id: 'x1', name: 'Exec', blocked: false },
+      { name: 'mcp__hello__echo', parent: 'x1', blocked: false, isError: false },
+      { name: 'mcp__hello__add', parent: 'x1', blocked: true },
+    ]);
+    expect(out.toolCalls[0].output).toContain('via exec');
+    expect(out.toolCalls[1]).not.toHaveProperty('output');
+    expect(findProcessesByMarker(namespace)).toEqual([]);
+  });
+
   it('no model configured: exit 2 with how to point it at a local Ollama; settings.json is read', async () => {
     const s = await sandbox();
     let r = await s.wave(['run', 'hi']);

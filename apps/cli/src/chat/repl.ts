@@ -160,12 +160,23 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   agent.on('modelEvent', (e) => {
     if (e.type === 'text-delta') write(e.text);
   });
+  const announced = new Set<string>();
   agent.on('toolCall', (e) => {
-    if (e.callId !== undefined) calls.set(e.callId, { blocked: e.blocked, isError: e.isError, ms: e.ms });
+    if (e.callId !== undefined && announced.has(e.callId)) {
+      calls.set(e.callId, { blocked: e.blocked, isError: e.isError, ms: e.ms });
+      return;
+    }
+    // A call made from inside another tool (an Exec script, the gateway).
+    const mark = e.blocked ? c.red('denied') : e.isError ? c.red('failed') : c.green('ok');
+    endLine();
+    write(
+      `  ${c.dim('↳')} ${e.fullName} ${c.dim(formatArgs(e.arguments, 80))} ${mark}${c.dim(` ${Math.round(e.ms)} ms`)}\n`,
+    );
   });
   agent.on('message', (m: Message) => {
     if (m.role === 'assistant' && m.toolCalls) {
       endLine();
+      for (const call of m.toolCalls) announced.add(call.id);
       for (const call of m.toolCalls)
         write(`${c.cyan('●')} ${c.bold(call.name)} ${c.dim(formatArgs(call.arguments))}\n`);
     } else if (m.role === 'tool') {
