@@ -186,5 +186,10 @@ describe('wave run', () => {
     expect(r.stderr).toContain('No session "nope-123"');
     r = await s.wave(['run', '', ...base]);
     expect(r.code).toBe(2);
+    // "-" reads the prompt from stdin.
+    model.enqueue({ text: 'Read it.' });
+    r = await s.wave(['run', '-', ...base], { input: 'a prompt from stdin' });
+    expect(r.stdout).toBe('Read it.\n');
+    expect(JSON.stringify(model.requests.at(-1)?.body)).toContain('a prompt from stdin');
   });
 });
