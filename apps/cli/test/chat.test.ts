@@ -112,6 +112,45 @@ describe('wave chat through a pseudo-terminal', () => {
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
   });
 
+  it("/mcp shows a failed server's reason; --continue resumes the conversation; /clear forgets it", async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'broken', '--', join(s.root, 'no-such-server')]);
+    const model = await fakeModel([
+      { text: 'Noted: kumquat.' },
+      { text: 'It was kumquat.' },
+      { text: 'Fresh.' },
+    ]);
+    const args = ['chat', '--base-url', model.baseURL, '--model', 'fake-1'];
+    let t = terminal(s, args);
+    await t.waitFor('/help for commands');
+    t.keys('remember kumquat', 'Enter');
+    await t.waitFor('Noted: kumquat.');
+    t.keys('/mcp', 'Enter');
+    await t.waitFor('Which server?');
+    expect(t.screen()).toContain('broken (user): error');
+    t.keys('Enter');
+    await t.waitFor('Why it failed');
+    t.keys('Down', 'Enter');
+    await t.waitFor(/error: .*no-such-server/);
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+
+    t = terminal(s, [...args, '--continue']);
+    await t.waitFor('Resumed: 2 earlier messages');
+    expect(t.screen()).toContain('> remember kumquat');
+    t.keys('which word?', 'Enter');
+    await t.waitFor('It was kumquat.');
+    expect(JSON.stringify(model.requests[1]?.body)).toContain('remember kumquat');
+    t.keys('/clear', 'Enter');
+    await t.waitFor('Conversation cleared.');
+    t.keys('hello again', 'Enter');
+    await t.waitFor('Fresh.');
+    expect(JSON.stringify(model.requests[2]?.body)).not.toContain('kumquat');
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    expect(running()).toBe(0);
+  });
+
   it('a repository server asks for trust first; refused, /mcp can trust and connect it later', async () => {
     const s = await sandbox();
     await writeFile(

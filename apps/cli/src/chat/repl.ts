@@ -62,12 +62,21 @@ function readLine(prompt: string, history: string[]): Promise<LineResult> {
 
 /**
  * While a turn runs, stdin is in raw mode and read only for Ctrl-C (no echo
- * of stray keys into the streamed answer). Paused while a prompt owns stdin.
+ * of stray keys into the streamed answer). Other keys are typed ahead: they
+ * are given back to stdin for the next input line. Paused while a prompt
+ * owns stdin.
  */
 function interruptWatcher(onInterrupt: () => void): { pause(): void; resume(): void; stop(): void } {
   const stdin = process.stdin;
+  const typedAhead: Buffer[] = [];
   const onData = (d: Buffer) => {
-    if (d.includes(3)) onInterrupt();
+    const i = d.indexOf(3);
+    if (i < 0) {
+      typedAhead.push(d);
+      return;
+    }
+    typedAhead.push(d.subarray(0, i));
+    onInterrupt();
   };
   let active = false;
   const resume = () => {
@@ -84,8 +93,13 @@ function interruptWatcher(onInterrupt: () => void): { pause(): void; resume(): v
     stdin.pause();
     if (stdin.isTTY) stdin.setRawMode(false);
   };
+  const stop = () => {
+    pause();
+    const rest = Buffer.concat(typedAhead.splice(0));
+    if (rest.length > 0) stdin.unshift(rest);
+  };
   resume();
-  return { pause, resume, stop: pause };
+  return { pause, resume, stop };
 }
 
 /** `wave chat`: an interactive session. Resolves with the exit code. */
