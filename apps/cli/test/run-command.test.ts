@@ -1,8 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FakeModelStep, findProcessesByMarker, fixturePath, startFakeOpenAI } from '@wave/testkit';
+import {
+  type FakeModelStep,
+  findProcessesByMarker,
+  fixturePath,
+  startFakeOpenAI,
+  waitFor,
+} from '@wave/testkit';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { sandbox } from './helpers';
+import { sandbox, terminal } from './helpers';
 
 const hello = fixturePath('hello');
 const namespace = process.env.WAVE_REAPER_NAMESPACE ?? '';
@@ -191,5 +197,39 @@ describe('wave run', () => {
     r = await s.wave(['run', '-', ...base], { input: 'a prompt from stdin' });
     expect(r.stdout).toBe('Read it.\n');
     expect(JSON.stringify(model.requests.at(-1)?.body)).toContain('a prompt from stdin');
+  });
+
+  it('Ctrl-C during a slow tool call cancels the run: exit 130, no process left', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 's1', name: 'mcp__hello__sleep', arguments: { ms: 600_000 } }] },
+    ]);
+    const t = terminal(s, [
+      'run',
+      'nap',
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--tool-mode',
+      'flat',
+      '--allow',
+      'mcp__hello__sleep',
+    ]);
+    await waitFor(() => model.requests.length === 1 && findProcessesByMarker(namespace).length > 0, {
+      timeoutMs: 60_000,
+    });
+    t.keys('C-c');
+    await t.waitFor('EXIT=130');
+    expect(t.screen()).toContain('wave: cancelled.');
+    await waitFor(() => findProcessesByMarker(namespace).length === 0, { timeoutMs: 15_000 });
+  });
+
+  it('wave chat without a terminal refuses and points to wave run (exit 2)', async () => {
+    const s = await sandbox();
+    const r = await s.wave(['chat', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('wave run');
   });
 });
