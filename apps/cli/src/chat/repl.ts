@@ -117,6 +117,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   const canUseTool = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
     watcher?.pause();
     try {
+      unspin();
       endLine();
       const { select, isCancel } = await import('@clack/prompts');
       // The call line is printed already; show the arguments again only when it cut them.
@@ -157,8 +158,22 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
 
   // ---- rendering of the agent's events ----
   let atLineStart = true;
+  // A spinner while waiting (terminal with colour only); it owns the current
+  // line, so it runs only at the start of a line and stops before any output.
+  let spinner: import('yocto-spinner').Spinner | undefined;
+  const { default: yoctoSpinner } = io.color ? await import('yocto-spinner') : { default: undefined };
+  const spin = (text: string) => {
+    if (!yoctoSpinner || !atLineStart) return;
+    spinner?.stop();
+    spinner = yoctoSpinner({ text: c.dim(text), stream: process.stdout, handleSignals: false }).start();
+  };
+  const unspin = () => {
+    spinner?.stop();
+    spinner = undefined;
+  };
   const write = (t: string) => {
     if (t === '') return;
+    unspin();
     out(t);
     atLineStart = t.endsWith('\n');
   };
@@ -193,6 +208,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
       for (const call of m.toolCalls) announced.add(call.id);
       for (const call of m.toolCalls)
         write(`${c.cyan('●')} ${c.bold(call.name)} ${c.dim(formatArgs(call.arguments))}\n`);
+      spin(`Running ${m.toolCalls.map((t) => t.name).join(', ')}…`);
     } else if (m.role === 'tool') {
       const info = calls.get(m.toolCallId);
       const text = contentText(m.content);
@@ -208,6 +224,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
       write(`  ${c.dim('⎿')} ${head}${ms}\n`);
       for (const l of lines) write(`    ${c.dim(l)}\n`);
       if (hiddenLines > 0) write(`    ${c.dim(`… ${hiddenLines} more lines (/expand to see all)`)}\n`);
+      spin('Thinking…');
     }
   });
 
@@ -228,6 +245,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   async function sendTurn(text: string): Promise<void> {
     turn = new AbortController();
     watcher = interruptWatcher(interrupt);
+    spin('Thinking…');
     try {
       await agent.sendMessage(text, { signal: turn.signal });
       endLine();
@@ -237,6 +255,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
       if (code === 'TURN_ABORTED' || turn.signal.aborted) write(`${c.yellow('Cancelled.')}\n`);
       else write(`${c.red('error')} ${(err as Error)?.message ?? String(err)}\n`);
     } finally {
+      unspin();
       watcher.stop();
       watcher = undefined;
       turn = undefined;
