@@ -81,10 +81,11 @@ describe('wave chat through a pseudo-terminal', () => {
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
   });
 
-  it('Ctrl-C during a slow tool cancels the turn; a second Ctrl-C exits; no process is left', async () => {
+  it('Ctrl-C cancels a hanging model request, then a slow tool call; a second Ctrl-C exits; no process is left', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
     const model = await fakeModel([
+      { hang: true },
       { text: 'Sleeping.', toolCalls: [{ id: 's1', name: 'mcp__hello__sleep', arguments: { ms: 600_000 } }] },
     ]);
     const t = terminal(s, [
@@ -99,13 +100,19 @@ describe('wave chat through a pseudo-terminal', () => {
       'mcp__hello__sleep',
     ]);
     await t.waitFor('/help for commands');
+    // A model request that never answers: Ctrl-C aborts it (the socket closes).
+    t.keys('Hello?', 'Enter');
+    await waitFor(() => model.requests.length === 1, { timeoutMs: 60_000 });
+    t.keys('C-c');
+    await t.waitFor('Cancelled.');
+    await waitFor(() => model.requests[0]?.closedEarly === true, { timeoutMs: 15_000 });
     t.keys('Take a nap', 'Enter');
     await t.waitFor('● mcp__hello__sleep');
     expect(running()).toBeGreaterThan(0);
     t.keys('C-c');
-    await t.waitFor('Cancelled.');
+    await waitForCount(t, 'Cancelled.', 2);
     // The cancelled turn asked the model nothing more, and the prompt is back.
-    expect(model.requests).toHaveLength(1);
+    expect(model.requests).toHaveLength(2);
     await t.waitFor(/^> $/m);
     t.keys('C-c');
     await t.waitFor('EXIT=130');
