@@ -4,6 +4,7 @@ import {
   type FakeModelStep,
   findProcessesByMarker,
   fixturePath,
+  startFakeAnthropic,
   startFakeOpenAI,
   waitFor,
 } from '@wave/testkit';
@@ -168,6 +169,42 @@ describe('wave run', () => {
     expect(modelOf(1)).toBe('from-env');
     await s.wave(['run', 'hi', '--model', 'from-flag'], { env: { WAVE_MODEL: 'from-env' } });
     expect(modelOf(2)).toBe('from-flag');
+  });
+
+  it('Anthropic: the key from ANTHROPIC_API_KEY, the provider from --provider', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const model = await startFakeAnthropic({
+      steps: [
+        { text: '', toolCalls: [{ id: 'tu_1', name: 'mcp__hello__add', arguments: { a: 2, b: 3 } }] },
+        { text: 'Five.' },
+      ],
+    });
+    onTestFinished(() => model.close());
+    const r = await s.wave(
+      [
+        'run',
+        'add 2 and 3',
+        '--json',
+        '--provider',
+        'anthropic',
+        '--base-url',
+        model.baseURL,
+        '--model',
+        'claude-test',
+        '--tool-mode',
+        'flat',
+        '--allow',
+        'mcp__hello__add',
+      ],
+      { env: { ANTHROPIC_API_KEY: 'sk-ant-test' } },
+    );
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ model: 'anthropic:claude-test', text: 'Five.' });
+    expect(out.toolCalls[0]).toMatchObject({ name: 'mcp__hello__add', blocked: false });
+    expect(out.toolCalls[0].output).toContain('5');
+    expect(model.requests[0]?.headers['x-api-key']).toBe('sk-ant-test');
   });
 
   it('a model failure exits 1 (--json carries the error); --continue resumes the latest session', async () => {
