@@ -156,7 +156,7 @@ export interface McpServerView {
 
 /** A non-fatal problem. */
 export interface AgentWarning {
-  code: 'SESSION_SAVE_FAILED' | 'SESSION_TORN' | 'CONFIG_ISSUE' | 'CACHE_WRITE_FAILED' | 'SERVER_GATE_FAILED';
+  code: 'SESSION_SAVE_FAILED' | 'SESSION_TORN' | 'CACHE_WRITE_FAILED' | 'SERVER_GATE_FAILED';
   message: string;
 }
 
