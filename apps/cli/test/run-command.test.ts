@@ -207,6 +207,41 @@ describe('wave run', () => {
     expect(model.requests[0]?.headers['x-api-key']).toBe('sk-ant-test');
   });
 
+  it('a project server not trusted yet stays off with a hint; --trust trusts it and it runs', async () => {
+    const s = await sandbox();
+    await writeFile(
+      join(s.workdir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: [hello] } } }),
+    );
+    const call = {
+      text: '',
+      toolCalls: [{ id: 'r1', name: 'mcp__repo__echo', arguments: { text: 'from repo' } }],
+    };
+    const model = await fakeModel([call, { text: 'No repo.' }, call, { text: 'Repo answered.' }]);
+    const base = [
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--tool-mode',
+      'flat',
+      '--allow',
+      'mcp__repo__*',
+    ];
+    let r = await s.wave(['run', 'hi', '--json', ...base]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('skipped the project server "repo": not trusted on this machine');
+    expect(r.stderr).toContain('wave mcp trust repo');
+    expect(JSON.parse(r.stdout).toolCalls[0]).toMatchObject({ isError: true });
+    expect(findProcessesByMarker(namespace)).toEqual([]);
+    r = await s.wave(['run', 'hi', '--json', '--trust', ...base]);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).toolCalls[0]).toMatchObject({ isError: false, output: 'from repo' });
+    // Trusted from now on.
+    r = await s.wave(['mcp', 'list', '--json']);
+    expect(JSON.parse(r.stdout).servers[0].trusted).toBe(true);
+  });
+
   it('a model failure exits 1 (--json carries the error); --continue resumes the latest session', async () => {
     const s = await sandbox();
     const model = await fakeModel([
