@@ -242,6 +242,30 @@ describe('wave run', () => {
     expect(JSON.parse(r.stdout).servers[0].trusted).toBe(true);
   });
 
+  it('a server switched off with wave mcp disable is never started', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    expect((await s.wave(['mcp', 'disable', 'hello'])).code).toBe(0);
+    const model = await fakeModel([callEcho, { text: 'It is off.' }]);
+    const r = await s.wave([
+      'run',
+      'hi',
+      '--json',
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--allow',
+      'mcp__hello__*',
+    ]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.toolCalls[0]).toMatchObject({ name: 'mcp__hello__echo', isError: true });
+    // Nothing was declared to the model: the server never ran.
+    expect(JSON.stringify(model.requests[0]?.body)).not.toContain('mcp__hello__');
+    expect(findProcessesByMarker(namespace)).toEqual([]);
+  });
+
   it('a model failure exits 1 (--json carries the error); --continue resumes the latest session', async () => {
     const s = await sandbox();
     const model = await fakeModel([
