@@ -45,10 +45,9 @@ function readLine(prompt: string, history: string[]): Promise<LineResult> {
     });
     rl.on('SIGINT', () => {
       if (rl.line !== '') {
-        // Ctrl-C on a typed line clears it, like a shell.
-        (rl as unknown as { line: string }).line = '';
-        process.stdout.write('\n');
-        rl.prompt();
+        // Ctrl-C on a typed line clears it, like a shell (Ctrl-E, Ctrl-U).
+        rl.write(null, { ctrl: true, name: 'e' });
+        rl.write(null, { ctrl: true, name: 'u' });
         return;
       }
       process.stdout.write('\n');
@@ -233,13 +232,15 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
     if (interrupts >= 2) {
       exitRequested = true;
       turn?.abort();
+      // Whatever the turn is doing, leave now: the agent stops every server first.
+      void agent.destroy().finally(() => process.exit(130));
       return;
     }
+    endLine();
     if (turn) {
-      endLine();
       write(c.yellow('Cancelling… (Ctrl-C again to exit)\n'));
       turn.abort();
-    }
+    } else write(c.dim('(Ctrl-C again to exit, or /exit)\n'));
   }
 
   async function sendTurn(text: string): Promise<void> {
@@ -283,6 +284,10 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
+  // Ctrl-C reaches us as a key in raw mode; as a signal (from outside, or
+  // in a moment stdin is not raw) it means the same.
+  const onSigint = () => interrupt();
+  process.on('SIGINT', onSigint);
   const history: string[] = [];
   try {
     for (;;) {
@@ -308,6 +313,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    process.off('SIGINT', onSigint);
     await agent.destroy();
     write(c.dim(`Session ${agent.sessionId} saved. Resume it with: wave chat --resume ${agent.sessionId}\n`));
   }
