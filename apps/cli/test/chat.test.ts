@@ -119,6 +119,21 @@ describe('wave chat through a pseudo-terminal', () => {
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
   });
 
+  it('Ctrl-C twice during a turn exits at once, servers stopped', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const model = await fakeModel([{ hang: true }]);
+    const t = terminal(s, ['chat', '--base-url', model.baseURL, '--model', 'fake-1']);
+    await t.waitFor('/help for commands');
+    t.keys('Hello?', 'Enter');
+    // The turn dialed hello, then asked the model, which never answers.
+    await waitFor(() => model.requests.length === 1 && running() > 0, { timeoutMs: 60_000 });
+    t.keys('C-c');
+    t.keys('C-c');
+    await t.waitFor('EXIT=130');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
   it("/mcp shows a failed server's reason; --continue resumes the conversation; /clear forgets it", async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'broken', '--', join(s.root, 'no-such-server')]);
