@@ -71,6 +71,14 @@ describe('wave chat through a pseudo-terminal', () => {
     t.keys('Enter');
     await t.waitFor(/^connected hello, 8 tools$/m);
     expect(running()).toBeGreaterThan(0);
+    const before = findProcessesByMarker(namespace);
+
+    // The direct form: a reconnect starts a new process.
+    t.keys('/mcp reconnect hello', 'Enter');
+    await waitForCount(t, 'connected hello, 8 tools', 2);
+    const after = findProcessesByMarker(namespace);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after).not.toEqual(before);
 
     t.keys('/tools', 'Enter');
     await t.waitFor('mcp__hello__sleep');
