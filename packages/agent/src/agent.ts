@@ -527,6 +527,8 @@ export class Agent {
     const e = this.entry(name);
     if (!e.blockedReason) await this.pool.connect(name);
     this.assertAlive(`connect "${name}"`);
+    // A first successful connection is what the snapshot cache shows while disconnected later.
+    await this.refreshCache();
     return this.view(e);
   }
 
