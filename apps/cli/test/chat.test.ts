@@ -46,7 +46,7 @@ describe('wave chat through a pseudo-terminal', () => {
     expect(t.screen()).toContain('openai-compatible:fake-1');
     t.keys('Say hi', 'Enter');
     await t.waitFor('Allow mcp__hello__echo?');
-    expect(t.screen()).toContain('Allow always (this session)');
+    expect(t.screen()).toContain('Allow always');
     expect(t.screen()).toContain('Deny');
     t.keys('Enter');
     await t.waitFor('Echo done.');
@@ -125,6 +125,44 @@ describe('wave chat through a pseudo-terminal', () => {
     t.keys('C-c');
     await t.waitFor('EXIT=130');
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
+  it('"Allow always" holds for the session, also when it is resumed', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const echo = (id: string) => ({
+      text: '',
+      toolCalls: [{ id, name: 'mcp__hello__echo', arguments: { text: `echo ${id}` } }],
+    });
+    const model = await fakeModel([
+      echo('e1'),
+      { text: 'First done.' },
+      echo('e2'),
+      { text: 'Second done.' },
+      echo('e3'),
+      { text: 'Third done.' },
+    ]);
+    const args = ['chat', '--base-url', model.baseURL, '--model', 'fake-1', '--tool-mode', 'flat'];
+    let t = terminal(s, args);
+    await t.waitFor('/help for commands');
+    t.keys('one', 'Enter');
+    await t.waitFor('Allow mcp__hello__echo?');
+    t.keys('Down', 'Enter');
+    await t.waitFor('First done.');
+    t.keys('two', 'Enter');
+    await t.waitFor('Second done.');
+    expect(t.screen().split('Allow mcp__hello__echo?').length - 1).toBe(1);
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+
+    t = terminal(s, [...args, '--continue']);
+    await t.waitFor('/help for commands');
+    t.keys('three', 'Enter');
+    await t.waitFor('Third done.');
+    expect(t.screen()).toMatch(/^ {4}echo e3$/m);
+    expect(t.screen()).not.toContain('Allow mcp__hello__echo?');
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
   });
 
   it('Ctrl-C twice during a turn exits at once, servers stopped', async () => {

@@ -131,7 +131,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
         message: `Allow ${req.fullName}?`,
         options: [
           { value: 'allow', label: 'Allow once' },
-          { value: 'allow-always', label: 'Allow always (this session)' },
+          { value: 'allow-always', label: 'Allow always (this session, also when resumed)' },
           { value: 'deny', label: 'Deny' },
         ],
         initialValue: 'allow',
@@ -315,6 +315,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
     process.off('SIGHUP', onSignal);
     process.off('SIGINT', onSigint);
     await agent.destroy();
+    await session.flush();
     write(c.dim(`Session ${agent.sessionId} saved. Resume it with: wave chat --resume ${agent.sessionId}\n`));
   }
 }
