@@ -138,8 +138,9 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
         ...(req.signal ? { signal: req.signal } : {}),
       });
       if (isCancel(answer)) {
-        // Ctrl-C on the question: deny and cancel the turn.
-        interrupt();
+        // Ctrl-C on the question: deny and cancel the turn (unless the turn is
+        // being cancelled already, which is what closed the question).
+        if (!req.signal?.aborted && !turn?.signal.aborted) interrupt();
         return 'deny';
       }
       return answer;
