@@ -9,6 +9,7 @@ import type {
   SessionStore,
 } from '@wave/agent';
 import { isServerTrusted, type ResolvedServer, trustServer } from '@wave/mcp-config';
+import { closeUnansweredToolCalls } from './chat/history';
 import { type GlobalOptions, loadWorld, type World } from './context';
 import { trustSummary } from './dial';
 import { CliError, type Io } from './io';
@@ -93,6 +94,12 @@ export async function modelSettingsFor(io: Io, home: string, flags: ModelFlags):
  * servers (asked on a terminal when `ask` is set; `--trust` trusts them now;
  * otherwise they stay off with a hint on stderr). Starts no process.
  */
+/** Answer tool calls a cancelled (or crashed) turn left without a result, so the next request is valid. */
+export function repairHistory(agent: Agent): void {
+  const fixed = closeUnansweredToolCalls(agent.getMessages());
+  if (fixed) agent.replaceHistory(fixed);
+}
+
 export async function openAgentSession(
   io: Io,
   globals: GlobalOptions,
@@ -175,6 +182,7 @@ export async function openAgentSession(
       await agent.disconnectMcpServer(s.name).catch(() => undefined);
     }
   }
+  repairHistory(agent);
   let saving: Promise<void> = Promise.resolve();
   const approvalsFile = join(store.filesDir(world.workdir, agent.sessionId), 'approvals.json');
   agent.on('allowAlways', (e) => {

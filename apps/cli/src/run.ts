@@ -1,5 +1,5 @@
 import type { AgentEvents, Message, TurnResult } from '@wave/agent';
-import { type AgentCommandOptions, openAgentSession } from './agent-session';
+import { type AgentCommandOptions, openAgentSession, repairHistory } from './agent-session';
 import { contentText, formatArgs } from './chat/format';
 import { printJson } from './commands/config';
 import type { GlobalOptions } from './context';
@@ -148,6 +148,7 @@ export async function runPrompt(
       message: (err as Error)?.message ?? String(err),
     };
   } finally {
+    if (aborted) repairHistory(agent);
     await agent.destroy();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -165,6 +165,31 @@ describe('wave chat through a pseudo-terminal', () => {
     await t.waitFor('EXIT=0');
   });
 
+  it('Ctrl-C on an approval question denies the call and cancels the turn; the chat goes on', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'q1', name: 'mcp__hello__echo', arguments: { text: 'no' } }] },
+      { text: 'Still here.' },
+    ]);
+    const t = terminal(s, ['chat', '--base-url', model.baseURL, '--model', 'fake-1', '--tool-mode', 'flat']);
+    await t.waitFor('/help for commands');
+    t.keys('one', 'Enter');
+    await t.waitFor('Allow mcp__hello__echo?');
+    t.keys('C-c');
+    await t.waitFor('Cancelled.');
+    expect(model.requests).toHaveLength(1);
+    t.keys('two', 'Enter');
+    await t.waitFor('Still here.');
+    // The cancelled call got a result, so the history stays valid for the model API.
+    const sent = (model.requests[1]?.body as { messages: { role: string; tool_call_id?: string }[] })
+      .messages;
+    expect(sent.filter((m) => m.role === 'tool')).toMatchObject([{ tool_call_id: 'q1' }]);
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
   it('Ctrl-C twice during a turn exits at once, servers stopped', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);

@@ -1,6 +1,11 @@
 import { createInterface } from 'node:readline';
 import type { Agent, ApprovalAnswer, ApprovalRequest, McpServerView, Message } from '@wave/agent';
-import { type AgentCommandOptions, type AgentSession, openAgentSession } from '../agent-session';
+import {
+  type AgentCommandOptions,
+  type AgentSession,
+  openAgentSession,
+  repairHistory,
+} from '../agent-session';
 import type { GlobalOptions } from '../context';
 import { CliError, type Io } from '../io';
 import { colors } from '../render';
@@ -254,8 +259,10 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
     } catch (err) {
       endLine();
       const code = (err as { code?: string }).code;
-      if (code === 'TURN_ABORTED' || turn.signal.aborted) write(`${c.yellow('Cancelled.')}\n`);
-      else write(`${c.red('error')} ${(err as Error)?.message ?? String(err)}\n`);
+      if (code === 'TURN_ABORTED' || turn.signal.aborted) {
+        repairHistory(agent);
+        write(`${c.yellow('Cancelled.')}\n`);
+      } else write(`${c.red('error')} ${(err as Error)?.message ?? String(err)}\n`);
     } finally {
       unspin();
       watcher.stop();
