@@ -182,9 +182,10 @@ describe('wave chat through a pseudo-terminal', () => {
     t.keys('two', 'Enter');
     await t.waitFor('Still here.');
     // The cancelled call got a result, so the history stays valid for the model API.
-    const sent = (model.requests[1]?.body as { messages: { role: string; tool_call_id?: string }[] })
-      .messages;
-    expect(sent.filter((m) => m.role === 'tool')).toMatchObject([{ tool_call_id: 'q1' }]);
+    const body = model.requests[1]?.body as
+      | { messages?: { role: string; tool_call_id?: string }[] }
+      | undefined;
+    expect((body?.messages ?? []).filter((m) => m.role === 'tool')).toMatchObject([{ tool_call_id: 'q1' }]);
     t.keys('/exit', 'Enter');
     await t.waitFor('EXIT=0');
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
