@@ -372,8 +372,11 @@ export class Agent {
     let pool: McpPoolApi;
     if (options.pool) pool = options.pool.lease(id, servers);
     else {
-      // INTEGRATION(elicitation): pass `onElicitation` (with the server name) to McpPool.create here
-      // once @wave/mcp-pool accepts it; until then servers see no elicitation capability (declined).
+      // INTEGRATION(elicitation): once @wave/mcp-pool has `onElicitation(server, request, { signal })`,
+      // add `onElicitation?: McpPoolOptions['onElicitation']` to AgentOptions and pass it here
+      // (`poolOptions` already spreads it through). Without a handler the pool declares no
+      // elicitation capability, so servers cannot elicit: the "declined" default. A shared pool
+      // takes the handler where the host creates it.
       pool = McpPool.create({ ...(options.poolOptions ?? {}), servers });
     }
     const agent = new Agent(
