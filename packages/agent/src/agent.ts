@@ -561,6 +561,9 @@ export class Agent {
    */
   replaceHistory(messages: readonly Message[]): void {
     this.assertAlive('replace the history');
+    if (this.turn) {
+      throw new AgentError('TURN_IN_PROGRESS', 'Cannot replace the history while a turn runs; wait for it to end.');
+    }
     this.history.splice(0, this.history.length, ...structuredClone([...messages]));
     this.persisted = 0;
     this.needsRewrite = true;
