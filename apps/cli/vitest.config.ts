@@ -1,3 +1,3 @@
 import { waveVitestConfig } from '../../vitest.shared.ts';
 
-export default waveVitestConfig();
+export default waveVitestConfig({ globalSetup: './test/build-bin.ts', testTimeout: 90_000 });

@@ -47,6 +47,19 @@ export {
   readConfigLayer,
 } from './load';
 export {
+  isLocallyDisabled,
+  isServerTrusted,
+  LOCAL_STATE_FILE,
+  type LocalServerRef,
+  type LocalState,
+  localServerKey,
+  localStatePath,
+  readLocalState,
+  setServerDisabled,
+  trustServer,
+  updateLocalState,
+} from './local-state';
+export {
   type MergeOptions,
   mergeSources,
   type ResolveContext,
@@ -63,6 +76,14 @@ export {
   USER_CONFIG_FILE,
   userConfigPath,
 } from './paths';
+export {
+  type DiscoveredPlugin,
+  type DiscoverPluginsResult,
+  discoverPlugins,
+  PLUGIN_MANIFESTS,
+  pluginsDir,
+  readPlugin,
+} from './plugins';
 export type {
   ConfigIssue,
   ConfigIssueCode,

@@ -1,0 +1,58 @@
+/**
+ * `wave mcp list` with 32 configured servers: wall time of the whole command
+ * (Node start-up included), and the processes it starts (goal: < 300 ms, 0).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { findProcessesByMarker } from '@wave/testkit';
+
+const cliDir = resolve(import.meta.dirname, '..');
+const tsup = createRequire(join(cliDir, 'package.json')).resolve('tsup/dist/cli-default.js');
+const out = join(cliDir, 'node_modules/.cache/wave-bench');
+const built = spawnSync(process.execPath, [tsup, '--silent', '--out-dir', out, '--no-sourcemap'], {
+  cwd: cliDir,
+  stdio: 'inherit',
+});
+if (built.status !== 0) process.exit(1);
+
+const root = await mkdtemp(join(tmpdir(), 'wave-bench-'));
+const home = join(root, 'home');
+const workdir = join(root, 'project');
+await mkdir(home);
+await mkdir(workdir);
+const servers: Record<string, unknown> = {};
+for (let i = 0; i < 32; i++) {
+  servers[`server-${i}`] =
+    i % 2 === 0
+      ? { command: 'node', args: [`/nonexistent/server-${i}.js`], env: { API_KEY: '${API_KEY:-x}' } }
+      : { url: `https://mcp-${i}.example/mcp`, headers: { Authorization: 'Bearer ${TOKEN:-t}' } };
+}
+await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: servers }, null, 2));
+const namespace = `wave-bench-${process.pid}`;
+const env = { ...process.env, WAVE_HOME: home, WAVE_REAPER_NAMESPACE: namespace, NO_COLOR: '1' };
+
+const times: number[] = [];
+let spawned = 0;
+for (let i = 0; i < 21; i++) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [join(out, 'bin.js'), 'mcp', 'list', '--json'], {
+    cwd: workdir,
+    env,
+    encoding: 'utf8',
+  });
+  times.push(performance.now() - t0);
+  if (r.status !== 0) throw new Error(r.stderr);
+  if (i === 0 && JSON.parse(r.stdout).servers.length !== 32) throw new Error('expected 32 servers');
+  spawned += findProcessesByMarker(namespace).length;
+}
+await rm(root, { recursive: true, force: true });
+times.sort((a, b) => a - b);
+const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0;
+console.log(`wave mcp list, 32 servers (whole command, Node start-up included), ${times.length} runs:`);
+console.log(
+  `  median ${q(0.5).toFixed(0)} ms, p95 ${q(0.95).toFixed(0)} ms, min ${q(0).toFixed(0)} ms (goal < 300 ms)`,
+);
+console.log(`  processes started: ${spawned} (goal 0)`);

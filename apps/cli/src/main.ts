@@ -1,0 +1,70 @@
+import { Command, CommanderError } from 'commander';
+import { registerConfigCommands, registerPluginCommands } from './commands/config';
+import { registerImportCommand } from './commands/import';
+import { registerLiveCommands } from './commands/live';
+import type { GlobalOptions } from './context';
+import { CliError, type Io } from './io';
+
+export const VERSION = '0.0.0';
+
+/** Build the `wave` command tree. */
+export function buildProgram(io: Io): Command {
+  const program = new Command('wave');
+  const globals = () => program.opts<GlobalOptions>();
+  program
+    .description('wave: MCP servers for AI agents, managed from the command line')
+    .version(VERSION, '-v, --version')
+    .option('-C, --cwd <dir>', 'the project folder (where .mcp.json lives)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Environment:',
+        '  WAVE_HOME   where wave keeps your config, plugins and state (default ~/.wave)',
+        '  NO_COLOR    no colour',
+        '',
+        'Examples:',
+        '  wave mcp list',
+        '  wave mcp add memory -- npx -y @modelcontextprotocol/server-memory',
+        '  wave mcp doctor',
+      ].join('\n'),
+    );
+  const mcp = program.command('mcp').description('configure, inspect and try MCP servers');
+  registerConfigCommands(mcp, io, globals);
+  registerImportCommand(mcp, io, globals);
+  registerLiveCommands(mcp, io, globals);
+  registerPluginCommands(program, io, globals);
+  for (const cmd of [program, mcp, ...mcp.commands, ...program.commands]) {
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+  }
+  return program;
+}
+
+/** Run `wave` with these arguments; resolves with the exit code (0 ok, 1 failure, 2 usage). */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      )
+        return 0;
+      if (err.code === 'commander.executeSubCommandAsync') return 0;
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    if (err instanceof CliError) {
+      io.err(`${err.message}\n`);
+      return err.exitCode;
+    }
+    io.err(`wave: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}

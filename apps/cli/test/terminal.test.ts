@@ -1,0 +1,58 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { findProcessesByMarker, fixturePath, waitFor } from '@wave/testkit';
+import { describe, expect, it } from 'vitest';
+import { sandbox, terminal } from './helpers';
+
+const hello = fixturePath('hello');
+const namespace = process.env.WAVE_REAPER_NAMESPACE ?? '';
+
+describe('prompts and Ctrl-C through a pseudo-terminal', () => {
+  it('remove asks (default no): Enter keeps the server, y removes it', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'a', '--', 'node', 'x.js']);
+    const file = join(s.home, 'mcp.json');
+    const before = await readFile(file, 'utf8');
+    let t = terminal(s, ['mcp', 'remove', 'a']);
+    await t.waitFor(`Remove MCP server "a" from ${file}?`);
+    t.keys('Enter');
+    await t.waitFor('EXIT=1');
+    expect(t.screen()).toContain('Cancelled; nothing changed.');
+    expect(await readFile(file, 'utf8')).toBe(before);
+    t = terminal(s, ['mcp', 'remove', 'a']);
+    await t.waitFor('Remove MCP server "a"');
+    t.keys('y');
+    await t.waitFor('EXIT=0');
+    expect(JSON.parse(await readFile(file, 'utf8')).mcpServers).toEqual({});
+  });
+
+  it('the trust prompt on a terminal: n refuses, y trusts and connects', async () => {
+    const s = await sandbox();
+    await writeFile(
+      join(s.workdir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: [hello] } } }),
+    );
+    let t = terminal(s, ['mcp', 'connect', 'repo']);
+    await t.waitFor('Trust and start "repo"?');
+    expect(t.screen()).toContain(`It runs: ${process.execPath} ${hello}`);
+    t.keys('n');
+    await t.waitFor('EXIT=1');
+    expect(findProcessesByMarker(namespace)).toEqual([]);
+    t = terminal(s, ['mcp', 'connect', 'repo']);
+    await t.waitFor('Trust and start "repo"?');
+    t.keys('y');
+    await t.waitFor('EXIT=0');
+    expect(t.screen()).toMatch(/connected repo in \d+ ms, 8 tools/);
+  });
+
+  it('Ctrl-C during a slow tool call exits 130 and leaves no process', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const t = terminal(s, ['mcp', 'call', 'hello', 'sleep', '{"ms":600000}']);
+    // The server is up and the call is in flight once the fixture process exists.
+    await waitFor(() => findProcessesByMarker(namespace).length > 0, { timeoutMs: 60_000 });
+    t.keys('C-c');
+    await t.waitFor('EXIT=130');
+    await waitFor(() => findProcessesByMarker(namespace).length === 0, { timeoutMs: 15_000 });
+  });
+});
