@@ -1,4 +1,40 @@
-// Every export here is public API.
+/**
+ * @wave/agent: the MCP-first agent. Every export here is public API.
+ * @packageDocumentation
+ */
+export {
+  Agent,
+  type AgentEvents,
+  type AgentOptions,
+  type AgentWarning,
+  DEFAULT_SYSTEM_PROMPT,
+  type McpServerView,
+  type ToolMode,
+} from './agent';
+export type { BuiltinContext, BuiltinResult, BuiltinTool } from './builtins/types';
+export { AgentError, type AgentErrorCode, isAgentError } from './errors';
+// Tool exposure and output limits (flat names, schema sanitizing, output guard).
+export { fullToolName, parseFullToolName } from './exposure/flat';
+export { type SanitizeSchemaOptions, sanitizeSchema } from './exposure/schema';
+// --- Tool search (also at `@wave/agent/search`) ---
+export {
+  createToolSearchIndex,
+  type SearchableTool,
+  searchTools,
+  type ToolSearchIndex,
+  type ToolSearchOptions,
+} from './exposure/search';
+export type {
+  Exposure,
+  ExposureInput,
+  ExposurePlan,
+  LiveTool,
+  ToolOutcome,
+  ToolRoute,
+} from './exposure/types';
+export type { ApprovalAnswer, ApprovalRequest } from './funnel';
+export { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './guard/truncate';
+export { AgentHost, type AgentHostOptions, type HostAgentOptions, type PendingReclaim } from './host';
 export type {
   AssistantMessage,
   ContentBlock,
@@ -20,3 +56,7 @@ export { type AnthropicOptions, anthropic } from './models/anthropic';
 export { isModelError, ModelError, type ModelErrorCode } from './models/errors';
 export type { RetryOptions } from './models/http';
 export { type OpenAICompatibleOptions, openaiCompatible } from './models/openai';
+export { type AskReason, type PermissionRules, toolDefinitionHash } from './permissions';
+export { createJsonlSessionStore, type JsonlSessionStoreOptions } from './sessions/jsonl';
+export type { LoadedSession, SessionInfo, SessionStore } from './sessions/types';
+export type { TurnResult, TurnStopReason } from './turn';

@@ -1,0 +1,88 @@
+/**
+ * Per-call overhead of the agent's tool funnel (identity -> rules -> approval
+ * -> pool.callTool -> output guard) against a raw SDK `Client.callTool` on the
+ * same fixture server. Batches alternate so both see the same machine load.
+ * Goal: funnel p50 <= 1.05x raw p50.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mergeSources } from '@wave/mcp-config';
+import { McpPool } from '@wave/mcp-pool';
+import { fixtureServer, killMarked, makeTempDir } from '@wave/testkit';
+import { Funnel } from '../src/funnel';
+import { createOutputGuard } from '../src/guard/output-guard';
+import { fmt, quantile } from './stats';
+
+export default async function run(): Promise<void> {
+  const calls = Number(process.env.BENCH_CALLS ?? 2000);
+  const batch = 100;
+  const ns = `wave-bench-agent:${randomUUID().slice(0, 8)}`;
+  const tmp = await makeTempDir('wave-bench-');
+  const spec = fixtureServer('hello', { WAVE_REAPER_ID: `${ns}:raw` });
+  const client = new Client({ name: 'bench-raw', version: '0' });
+  await client.connect(
+    new StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env, stderr: 'pipe' }),
+  );
+
+  const { servers } = mergeSources([{ source: 'constructor', servers: { hello: fixtureServer('hello') } }], {
+    workdir: tmp.path,
+  });
+  const pool = McpPool.create({ servers, markerNamespace: `${ns}:pool` });
+  await pool.ensureConnected();
+  const funnel = new Funnel({
+    pool,
+    servers: () => servers.map((server) => ({ server })),
+    builtins: new Map(),
+    builtinContext: () => ({
+      workdir: tmp.path,
+      home: tmp.path,
+      sessionDir: tmp.path,
+      reloadConfig: async () => {},
+    }),
+    rules: () => ({ allow: ['mcp__hello__*'] }),
+    remembered: new Map(),
+    guard: createOutputGuard({ dir: tmp.path }),
+    supportsVision: false,
+  });
+
+  const raw: number[] = [];
+  const viaFunnel: number[] = [];
+  const viaPool: number[] = [];
+  const args = { text: 'benchmark payload' };
+  for (let i = 0; i < 50; i++) {
+    await client.callTool({ name: 'echo', arguments: args });
+    await funnel.call('mcp__hello__echo', args);
+  }
+  for (let done = 0; done < calls; done += batch) {
+    for (let i = 0; i < batch; i++) {
+      const t0 = performance.now();
+      await client.callTool({ name: 'echo', arguments: args });
+      raw.push(performance.now() - t0);
+    }
+    for (let i = 0; i < batch; i++) {
+      const t0 = performance.now();
+      const r = await funnel.call('mcp__hello__echo', args);
+      viaFunnel.push(performance.now() - t0);
+      if (r.isError) throw new Error(`funnel call failed: ${JSON.stringify(r.content)}`);
+    }
+    for (let i = 0; i < batch; i++) {
+      const t0 = performance.now();
+      await pool.callTool('hello', 'echo', args);
+      viaPool.push(performance.now() - t0);
+    }
+  }
+  await client.close();
+  await pool.destroy();
+  await killMarked(ns);
+  await tmp.cleanup();
+
+  const p50 = (xs: number[]) => quantile(xs, 0.5);
+  const p95 = (xs: number[]) => quantile(xs, 0.95);
+  console.log(`tool call, ${calls} calls each (hello fixture, echo):`);
+  console.log(`  raw SDK Client.callTool  p50 ${fmt(p50(raw))}  p95 ${fmt(p95(raw))}`);
+  console.log(`  pool.callTool            p50 ${fmt(p50(viaPool))}  p95 ${fmt(p95(viaPool))}`);
+  console.log(`  agent funnel             p50 ${fmt(p50(viaFunnel))}  p95 ${fmt(p95(viaFunnel))}`);
+  console.log(`  funnel / raw p50: ${(p50(viaFunnel) / p50(raw)).toFixed(3)}x (goal <= 1.05x)`);
+}

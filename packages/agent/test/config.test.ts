@@ -1,0 +1,155 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { ApprovalRequest } from '../src/funnel';
+import { textOf, world } from './helpers';
+
+const echo = (text: string) => ({ toolCalls: [{ name: 'mcp__hello__echo', arguments: { text } }] });
+
+describe('configuration sources', () => {
+  test('constructor servers beat .mcp.json on the same name', async () => {
+    const w = await world();
+    await writeFile(
+      join(w.tmp.workdir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { hello: w.server('hello', { HELLO_NAME: 'from-project' }) } }),
+    );
+    const agent = await w.agent({
+      steps: [{ text: 'a' }],
+      mcpServers: {
+        hello: w.server('hello', {
+          HELLO_NAME: 'from-constructor',
+          HELLO_INSTRUCTIONS: 'I am the constructor one.',
+        }),
+      },
+    });
+    const [view] = agent.getMcpServers();
+    expect(view?.source).toBe('constructor');
+    expect(agent.getMcpServers()).toHaveLength(1);
+    await agent.sendMessage('hi');
+    expect(agent.getMcpServers()[0]?.instructions).toBe('I am the constructor one.');
+  });
+
+  test('a bad <home>/mcp.json is reported and project servers still work', async () => {
+    const w = await world();
+    await writeFile(join(w.tmp.home, 'mcp.json'), '{ "mcpServers": { oops');
+    await writeFile(join(w.tmp.workdir, '.mcp.json'), JSON.stringify({ mcpServers: { hello: w.server() } }));
+    const agent = await w.agent({
+      steps: [echo('from project'), { text: 'ok' }],
+      permissions: { allow: ['mcp__hello__echo'] },
+    });
+    const issues = agent.getConfigIssues();
+    expect(issues.some((i) => i.severity === 'error' && i.file === join(w.tmp.home, 'mcp.json'))).toBe(true);
+    const [view] = agent.getMcpServers();
+    expect(view?.source).toBe('project');
+    expect(view?.file).toBe(join(w.tmp.workdir, '.mcp.json'));
+    await agent.sendMessage('go');
+    expect(textOf(agent.getMessages().find((m) => m.role === 'tool')?.content)).toBe('from project');
+  });
+
+  test("a project file's approveTools does not skip approval (it is only a hint); the user file's does", async () => {
+    const w = await world();
+    await writeFile(
+      join(w.tmp.workdir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { hello: { ...w.server(), approveTools: ['*'] } } }),
+    );
+    const asked: ApprovalRequest[] = [];
+    const agent = await w.agent({
+      steps: [echo('x'), { text: 'ok' }],
+      canUseTool: async (r) => {
+        asked.push(r);
+        return 'deny';
+      },
+    });
+    await agent.sendMessage('go');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.fullName).toBe('mcp__hello__echo');
+    expect(asked[0]?.requestedApprovals).toEqual(['*']);
+    const tool = agent.getMessages().find((m) => m.role === 'tool');
+    expect(tool?.role === 'tool' && tool.isError).toBe(true);
+    expect(textOf(tool?.content)).toContain('Permission denied');
+
+    // Control: the same glob from the user file is consent.
+    const w2 = await world();
+    await writeFile(
+      join(w2.tmp.home, 'mcp.json'),
+      JSON.stringify({ mcpServers: { hello: { ...w2.server(), approveTools: ['echo'] } } }),
+    );
+    const asked2: ApprovalRequest[] = [];
+    const agent2 = await w2.agent({
+      steps: [echo('y'), { text: 'ok' }],
+      canUseTool: async (r) => {
+        asked2.push(r);
+        return 'deny';
+      },
+    });
+    await agent2.sendMessage('go');
+    expect(asked2).toHaveLength(0);
+    expect(textOf(agent2.getMessages().find((m) => m.role === 'tool')?.content)).toBe('y');
+  });
+
+  test('isServerAllowed gates project servers before any dial; a refused server is disabled and never started', async () => {
+    const w = await world();
+    await writeFile(join(w.tmp.workdir, '.mcp.json'), JSON.stringify({ mcpServers: { hello: w.server() } }));
+    const consulted: string[] = [];
+    const agent = await w.agent({
+      steps: [echo('x'), { text: 'ok' }],
+      permissions: { allow: ['mcp__*'] },
+      mcpServers: { mine: w.server('hello', { HELLO_NAME: 'mine' }) },
+      isServerAllowed: (s) => {
+        consulted.push(`${s.source}:${s.name}`);
+        return false;
+      },
+    });
+    expect(consulted).toEqual(['project:hello']); // constructor and user servers are the host's own
+    const views = Object.fromEntries(agent.getMcpServers().map((v) => [v.name, v]));
+    expect(views.hello?.status).toBe('disabled');
+    await agent.sendMessage('go');
+    expect(agent.getMcpServers().find((v) => v.name === 'hello')?.status).toBe('disabled');
+    expect(agent.getMcpServers().find((v) => v.name === 'mine')?.status).toBe('connected');
+    const tool = agent.getMessages().find((m) => m.role === 'tool');
+    expect(textOf(tool?.content)).toContain('unavailable because');
+    expect(textOf(tool?.content)).toContain('not allowed by the host');
+  });
+
+  test('getMcpServers shows the cached tools of a disconnected server, never as connected; secrets masked', async () => {
+    const w = await world();
+    const server = { ...w.server(), env: { ...w.server().env, API_TOKEN: 'very-secret-value' } };
+    const first = await w.agent({ steps: [{ text: 'a' }], mcpServers: { hello: server } });
+    await first.sendMessage('hi');
+    expect(first.getMcpServers()[0]?.fromCache).toBe(false);
+    await first.destroy();
+
+    const second = await w.agent({ steps: [], mcpServers: { hello: server } });
+    const [view] = second.getMcpServers();
+    expect(view?.status).toBe('disconnected');
+    expect(view?.fromCache).toBe(true);
+    expect(view?.tools.map((t) => t.name)).toContain('echo');
+    expect(view?.toolCount).toBe(view?.tools.length);
+    expect(typeof view?.lastConnectedAt).toBe('number');
+    expect(JSON.stringify(view?.config)).not.toContain('very-secret-value');
+
+    // A changed definition (fingerprint) hides the snapshot.
+    const third = await w.agent({
+      steps: [],
+      mcpServers: { hello: { ...server, args: [...server.args, '--x'] } },
+    });
+    expect(third.getMcpServers()[0]?.fromCache).toBe(false);
+    expect(third.getMcpServers()[0]?.tools).toEqual([]);
+  });
+
+  test('reloadMcpConfig picks up a new server from the project file', async () => {
+    const w = await world();
+    const agent = await w.agent({ steps: [] });
+    expect(agent.getMcpServers()).toEqual([]);
+    await mkdir(w.tmp.workdir, { recursive: true });
+    await writeFile(join(w.tmp.workdir, '.mcp.json'), JSON.stringify({ mcpServers: { hello: w.server() } }));
+    let changed = 0;
+    agent.on('mcpServersChanged', () => {
+      changed += 1;
+    });
+    await agent.reloadMcpConfig();
+    expect(agent.getMcpServers().map((s) => s.name)).toEqual(['hello']);
+    expect(changed).toBeGreaterThan(0);
+    expect(w.procs()).toEqual([]);
+  });
+});

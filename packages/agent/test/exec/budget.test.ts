@@ -1,0 +1,113 @@
+import { afterAll, describe, expect, test } from 'vitest';
+import { createExecSandbox } from '../../src/exposure/exec/sandbox';
+import { deferred, memoryHost, tool } from './host';
+
+// The budget is short; the bound on how long a stopped run may take is generous,
+// because the machine may be heavily loaded.
+const BUDGET_MS = 1500;
+const BOUND_MS = 20_000;
+
+const sandbox = createExecSandbox({ timeoutMs: BUDGET_MS });
+afterAll(() => sandbox.close());
+
+const pool = [tool('srv', 'echo')];
+
+describe('the wall-clock budget stops every way a script can hang', () => {
+  test.each([
+    ['a synchronous loop', 'console.log("tick"); while (true) {}'],
+    ['a loop after an await', 'console.log("tick"); await tools.mcp__srv__echo({}); for (;;) {}'],
+    ['an await that never settles', 'console.log("tick"); await new Promise(() => {})'],
+    [
+      'a blocking Atomics.wait',
+      'console.log("tick"); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)',
+    ],
+    [
+      'an endless microtask chain',
+      'console.log("tick"); const f = () => Promise.resolve().then(f); f(); await new Promise(() => {})',
+    ],
+  ])('%s', async (_name, code) => {
+    const { host } = memoryHost(pool);
+    // Warm the worker so the budget is spent on the script, not on a thread start.
+    expect((await sandbox.run('return 1', host)).isError).toBe(false);
+    const t0 = performance.now();
+    const r = await sandbox.run(code, host);
+    const elapsed = performance.now() - t0;
+    expect(r.failure?.code).toBe('EXEC_TIMEOUT');
+    expect(r.isError).toBe(true);
+    expect(r.console).toBe('tick');
+    expect(r.content).toContain('Console output before the failure:\ntick');
+    expect(elapsed).toBeGreaterThanOrEqual(BUDGET_MS - 50);
+    expect(elapsed).toBeLessThan(BOUND_MS);
+    // The sandbox carries on with a new worker.
+    expect((await sandbox.run('return "after"', host)).content).toBe('Result:\nafter');
+  });
+});
+
+test('a crashed worker (out of memory) is a failed result, and the next script runs', async () => {
+  const small = createExecSandbox({ timeoutMs: 60_000, memoryLimitMb: 16 });
+  try {
+    const { host } = memoryHost(pool);
+    const r = await small.run(
+      'console.log("allocating"); const keep = []; for (;;) keep.push(new Array(100000).fill(Math.random()))',
+      host,
+    );
+    expect(r.failure?.code).toBe('EXEC_CRASHED');
+    expect(r.isError).toBe(true);
+    expect(r.console).toBe('allocating');
+    expect((await small.run('return "recovered"', host)).content).toBe('Result:\nrecovered');
+  } finally {
+    await small.close();
+  }
+});
+
+describe('close', () => {
+  test('settles the running and the queued scripts, is idempotent, and refuses new runs', async () => {
+    const s = createExecSandbox({ timeoutMs: 60_000 });
+    const reached = deferred<void>();
+    const { host } = memoryHost(pool, {
+      mcp__srv__echo: () => {
+        reached.resolve();
+        return { content: 'ok' };
+      },
+    });
+    const running = s.run('await tools.mcp__srv__echo({}); await new Promise(() => {})', host);
+    const queued = s.run('return 1', host);
+    await reached.promise;
+    const first = s.close();
+    const second = s.close();
+    expect(second).toBe(first);
+    await first;
+    expect((await running).failure?.code).toBe('EXEC_CLOSED');
+    expect((await queued).failure?.code).toBe('EXEC_CLOSED');
+    expect((await s.run('return 1', host)).failure?.code).toBe('EXEC_CLOSED');
+  });
+
+  test('a sandbox that never ran closes at once', async () => {
+    const s = createExecSandbox();
+    await s.close();
+    await s.close();
+  });
+
+  test('aborting a queued script settles it without waiting for the running one', async () => {
+    const s = createExecSandbox({ timeoutMs: 60_000 });
+    try {
+      const reached = deferred<void>();
+      const { host } = memoryHost(pool, {
+        mcp__srv__echo: () => {
+          reached.resolve();
+          return { content: 'ok' };
+        },
+      });
+      const running = s.run('await tools.mcp__srv__echo({}); await new Promise(() => {})', host);
+      await reached.promise;
+      const controller = new AbortController();
+      const queued = s.run('return 1', host, { signal: controller.signal });
+      controller.abort();
+      expect((await queued).failure?.code).toBe('EXEC_ABORTED');
+      await s.close();
+      expect((await running).failure?.code).toBe('EXEC_CLOSED');
+    } finally {
+      await s.close();
+    }
+  });
+});

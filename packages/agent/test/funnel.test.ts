@@ -1,0 +1,172 @@
+import { deferred } from '@wave/testkit';
+import { describe, expect, test } from 'vitest';
+import type { ApprovalRequest } from '../src/funnel';
+import type { ToolResultMessage } from '../src/model';
+import { scriptedModel } from '../src/models/scripted';
+import { textOf, world } from './helpers';
+
+const call = (name: string, args: Record<string, unknown> = {}) => ({ name, arguments: args });
+const toolMessages = (ms: { role: string }[]) => ms.filter((m): m is ToolResultMessage => m.role === 'tool');
+
+describe('the tool funnel through an agent', () => {
+  test('no canUseTool: a call no rule allows is denied with a reason the model can read (not an exception)', async () => {
+    const w = await world();
+    const agent = await w.agent({
+      steps: [{ toolCalls: [call('mcp__hello__echo', { text: 'x' })] }, { text: 'ok' }],
+      mcpServers: { hello: w.server() },
+    });
+    const r = await agent.sendMessage('go');
+    expect(r.text).toBe('ok');
+    const [t] = toolMessages(agent.getMessages());
+    expect(t?.isError).toBe(true);
+    expect(textOf(t?.content)).toMatch(/Permission denied: mcp__hello__echo needs approval/);
+  });
+
+  test('deny wins over allow', async () => {
+    const w = await world();
+    const agent = await w.agent({
+      steps: [{ toolCalls: [call('mcp__hello__echo', { text: 'x' })] }, { text: 'ok' }],
+      mcpServers: { hello: w.server() },
+      permissions: { allow: ['mcp__hello__*'], deny: ['mcp__hello__echo'] },
+      canUseTool: async () => 'allow',
+    });
+    await agent.sendMessage('go');
+    expect(textOf(toolMessages(agent.getMessages())[0]?.content)).toContain('deny rule "mcp__hello__echo"');
+  });
+
+  test('allow-always is remembered for the exact name, surfaced as an event, and re-asked when the definition changes', async () => {
+    const w = await world();
+    const asked: ApprovalRequest[] = [];
+    const remembered: { fullName: string; definitionHash: string }[] = [];
+    const agent = await w.agent({
+      steps: [
+        { toolCalls: [call('mcp__hello__echo', { text: '1' })] },
+        { toolCalls: [call('mcp__hello__echo', { text: '2' })] },
+        { toolCalls: [call('mcp__hello__add', { a: 1, b: 2 })] },
+        { text: 'ok' },
+      ],
+      mcpServers: { hello: w.server() },
+      canUseTool: async (r) => {
+        asked.push(r);
+        return 'allow-always';
+      },
+    });
+    agent.on('allowAlways', (e) => remembered.push(e));
+    await agent.sendMessage('go');
+    expect(asked.map((a) => a.fullName)).toEqual(['mcp__hello__echo', 'mcp__hello__add']);
+    expect(remembered.map((e) => e.fullName)).toEqual(['mcp__hello__echo', 'mcp__hello__add']);
+    expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['1', '2', '3']);
+
+    // A host restores it; a hash that no longer matches the definition asks again.
+    const w2 = await world();
+    const asked2: ApprovalRequest[] = [];
+    const agent2 = await w2.agent({
+      steps: [
+        { toolCalls: [call('mcp__hello__echo', { text: 'a' }), call('mcp__hello__add', { a: 2, b: 2 })] },
+        { text: 'ok' },
+      ],
+      mcpServers: { hello: w2.server() },
+      rememberedApprovals: {
+        mcp__hello__echo: remembered[0]?.definitionHash ?? '',
+        mcp__hello__add: 'stale-hash',
+      },
+      canUseTool: async (r) => {
+        asked2.push(r);
+        return 'allow';
+      },
+    });
+    await agent2.sendMessage('go');
+    expect(asked2.map((a) => [a.fullName, a.reason])).toEqual([['mcp__hello__add', 'definition-changed']]);
+  });
+
+  test('read-only calls of one response run in parallel; others one at a time', async () => {
+    for (const readOnly of [true, false]) {
+      const w = await world();
+      const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
+      const arrived = deferred();
+      const agent = await w.agent({
+        steps: [
+          { toolCalls: [call('mcp__hello__echo', { text: 'a' }), call('mcp__hello__add', { a: 1, b: 1 })] },
+          { text: 'ok' },
+        ],
+        mcpServers: { hello: w.server() },
+        readOnlyTools: { 'mcp__hello__*': readOnly },
+        canUseTool: (r) => {
+          const answer = deferred<'allow'>();
+          approvals.push({ name: r.fullName, answer });
+          if (approvals.length === (readOnly ? 2 : 1)) arrived.resolve();
+          return answer.promise;
+        },
+      });
+      const turn = agent.sendMessage('go');
+      await arrived.promise;
+      // Parallel: both calls are waiting for approval at once. Sequential: only the first.
+      expect(approvals.map((a) => a.name)).toEqual(
+        readOnly ? ['mcp__hello__echo', 'mcp__hello__add'] : ['mcp__hello__echo'],
+      );
+      approvals[0]?.answer.resolve('allow');
+      if (!readOnly) {
+        await expect.poll(() => approvals.length, { timeout: 30_000 }).toBe(2);
+      }
+      approvals[1]?.answer.resolve('allow');
+      await turn;
+      expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['a', '2']);
+    }
+  });
+
+  test('a call to a failed server says "unavailable because" with the reason, never "unknown tool"', async () => {
+    const w = await world();
+    const agent = await w.agent({
+      steps: [
+        { toolCalls: [call('mcp__broken__anything'), call('mcp__nowhere__x'), call('Bogus')] },
+        { text: 'ok' },
+      ],
+      mcpServers: { broken: { command: process.execPath, args: ['-e', 'process.exit(9)'] } },
+      permissions: { allow: ['*'] },
+    });
+    await agent.sendMessage('go');
+    const [a, b, c] = toolMessages(agent.getMessages()).map((t) => textOf(t.content));
+    expect(a).toMatch(/^Tool mcp__broken__anything is unavailable because MCP server "broken" failed: /);
+    expect(a).toContain('reconnect');
+    expect(b).toContain('unavailable because no MCP server "nowhere" is configured');
+    expect(c).toContain('Unknown tool "Bogus"');
+  });
+
+  test('images go to a vision model as image blocks; otherwise they are saved and the result names the file', async () => {
+    for (const vision of [true, false]) {
+      const w = await world();
+      const model = scriptedModel([{ toolCalls: [call('mcp__hello__image')] }, { text: 'ok' }], {
+        supportsVision: vision,
+      });
+      const agent = await w.agent({
+        model,
+        mcpServers: { hello: w.server() },
+        permissions: { allow: ['*'] },
+      });
+      await agent.sendMessage('go');
+      const [t] = toolMessages(agent.getMessages());
+      if (vision) expect(Array.isArray(t?.content) && t.content[0]?.type).toBe('image');
+      else {
+        expect(typeof t?.content).toBe('string');
+        expect(textOf(t?.content)).toMatch(/saved to .*\.png/);
+      }
+    }
+  });
+
+  test('the tool-round limit ends a turn that keeps calling tools', async () => {
+    const w = await world();
+    const model = scriptedModel(
+      Array.from({ length: 10 }, () => ({ toolCalls: [call('mcp__hello__echo', { text: 'again' })] })),
+    );
+    const agent = await w.agent({
+      model,
+      mcpServers: { hello: w.server() },
+      permissions: { allow: ['*'] },
+      maxToolRounds: 3,
+    });
+    const r = await agent.sendMessage('loop');
+    expect(r.stopReason).toBe('tool_rounds_limit');
+    expect(r.toolRounds).toBe(3);
+    expect(model.requests).toHaveLength(3);
+  });
+});

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { McpPool } from '@wave/mcp-pool';
+import { deferred, findProcessesByMarker, fixtureServer, killMarked, makeTempHome } from '@wave/testkit';
+import { afterEach, describe, expect, test } from 'vitest';
+import { isAgentError } from '../src/errors';
+import { AgentHost } from '../src/host';
+import { scriptedModel } from '../src/models/scripted';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function hostWorld() {
+  const tmp = await makeTempHome();
+  const ns = `${process.env.WAVE_REAPER_NAMESPACE ?? 'test-agent'}:${randomUUID().slice(0, 8)}`;
+  const host = AgentHost.create({ home: tmp.home, poolOptions: { markerNamespace: ns } });
+  cleanups.push(async () => {
+    await host.close();
+    await killMarked(ns);
+    await tmp.cleanup();
+  });
+  return { tmp, ns, host, procs: () => findProcessesByMarker(ns) };
+}
+
+describe('AgentHost', () => {
+  test('a destroy that arrives during a reconfigure is queued, shown, and carried out', async () => {
+    const { tmp, host, procs } = await hostWorld();
+    const hello = { hello: fixtureServer('hello') };
+    const a = await host.create('a', {
+      workdir: tmp.workdir,
+      model: scriptedModel([{ text: 'x' }]),
+      mcpServers: hello,
+    });
+    await a.sendMessage('hi');
+    expect(procs().length).toBeGreaterThan(0);
+
+    // The new workdir has a project server: the reconfigure stops inside Agent.create at the host's
+    // isServerAllowed gate until the test answers.
+    await writeFile(
+      join(tmp.root, '.mcp.json'),
+      JSON.stringify({ mcpServers: { proj: fixtureServer('hello') } }),
+    );
+    const asked = deferred();
+    const answer = deferred<boolean>();
+    const reconf = host.reconfigure('a', {
+      workdir: tmp.root,
+      model: scriptedModel([]),
+      mcpServers: hello,
+      isServerAllowed: () => {
+        asked.resolve();
+        return answer.promise;
+      },
+    });
+    await asked.promise;
+    const destroyed = host.destroy('a');
+    expect(host.pendingReclaims()).toEqual([{ id: 'a', waitingFor: 'reconfigure' }]);
+    answer.resolve(true);
+    await expect(reconf).rejects.toSatisfy((e: unknown) => isAgentError(e, 'AGENT_DESTROYED'));
+    await destroyed;
+    expect(host.pendingReclaims()).toEqual([]);
+    expect(host.get('a')).toBeUndefined();
+    await expect(a.sendMessage('x')).rejects.toSatisfy((e: unknown) => isAgentError(e, 'AGENT_DESTROYED'));
+    // The shared pool keeps an unused connection until it idles out; close reclaims it.
+    await host.close();
+    expect(procs()).toEqual([]);
+  });
+
+  test('reconfigure replaces the agent under the same id (workdir switch)', async () => {
+    const { tmp, host } = await hostWorld();
+    const a = await host.create('a', { workdir: tmp.workdir, model: scriptedModel([]) });
+    const b = await host.reconfigure('a', { workdir: tmp.root, model: scriptedModel([]) });
+    expect(b).not.toBe(a);
+    expect(host.get('a')).toBe(b);
+    expect(b.workdir).toBe(tmp.root);
+    await expect(a.sendMessage('x')).rejects.toSatisfy((e: unknown) => isAgentError(e, 'AGENT_DESTROYED'));
+    await expect(host.create('a', { workdir: tmp.workdir, model: scriptedModel([]) })).rejects.toSatisfy(
+      (e: unknown) => isAgentError(e, 'AGENT_EXISTS'),
+    );
+  });
+
+  test('50 agents created, used and destroyed through a host leave no process', async () => {
+    const { tmp, host, procs } = await hostWorld();
+    const hello = { hello: fixtureServer('hello') };
+    const ids = Array.from({ length: 50 }, (_, i) => `agent-${i}`);
+    const agents = await Promise.all(
+      ids.map((id) =>
+        host.create(id, {
+          workdir: tmp.workdir,
+          model: scriptedModel([
+            { toolCalls: [{ name: 'mcp__hello__echo', arguments: { text: id } }] },
+            { text: 'ok' },
+          ]),
+          mcpServers: hello,
+          permissions: { allow: ['*'] },
+        }),
+      ),
+    );
+    expect(procs()).toEqual([]);
+    await Promise.all(agents.map((a) => a.sendMessage('go')));
+    // One shared connection (same fingerprint) serves all 50.
+    expect(procs().length).toBeGreaterThan(0);
+    for (const a of agents) {
+      const tool = a.getMessages().find((m) => m.role === 'tool');
+      expect(tool?.content).toBe(a.id);
+    }
+    await Promise.all(ids.map((id) => host.destroy(id)));
+    expect(host.ids()).toEqual([]);
+    await host.close();
+    expect(procs()).toEqual([]);
+    await expect(host.create('late', { workdir: tmp.workdir, model: scriptedModel([]) })).rejects.toSatisfy(
+      (e: unknown) => isAgentError(e, 'AGENT_DESTROYED'),
+    );
+  });
+
+  test('a host given a pool never destroys it', async () => {
+    const tmp = await makeTempHome();
+    const pool = McpPool.create({ shared: true });
+    const host = AgentHost.create({ home: tmp.home, pool });
+    await host.create('a', { workdir: tmp.workdir, model: scriptedModel([]) });
+    await host.close();
+    expect(pool.destroyed).toBe(false);
+    await pool.destroy();
+    await tmp.cleanup();
+  });
+});
