@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerAgentCommands } from './commands/agent';
 import { registerConfigCommands, registerPluginCommands } from './commands/config';
 import { registerImportCommand } from './commands/import';
 import { registerLiveCommands } from './commands/live';
@@ -30,6 +31,8 @@ export function buildProgram(io: Io): Command {
         '  wave mcp list',
         '  wave mcp add memory -- npx -y @modelcontextprotocol/server-memory',
         '  wave mcp doctor',
+        '  wave chat --base-url http://localhost:11434/v1 --model llama3.1',
+        '  wave run --json "What tools do you have?"',
       ].join('\n'),
     );
   const mcp = program.command('mcp').description('configure, inspect and try MCP servers');
@@ -37,6 +40,7 @@ export function buildProgram(io: Io): Command {
   registerImportCommand(mcp, io, globals);
   registerLiveCommands(mcp, io, globals);
   registerPluginCommands(program, io, globals);
+  registerAgentCommands(program, io, globals);
   for (const cmd of [program, mcp, ...mcp.commands, ...program.commands]) {
     cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   }
