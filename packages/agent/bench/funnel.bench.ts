@@ -1,7 +1,7 @@
 /**
  * Per-call overhead of the agent's tool funnel (identity -> rules -> approval
  * -> pool.callTool -> output guard) against a raw SDK `Client.callTool` on the
- * same fixture server. Batches alternate so both see the same machine load.
+ * same fixture server. Calls interleave one by one so all see the same machine load.
  * Goal: funnel p50 <= 1.05x raw p50.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,6 @@ import { fmt, quantile } from './stats';
 
 export default async function run(): Promise<void> {
   const calls = Number(process.env.BENCH_CALLS ?? 2000);
-  const batch = 100;
   const ns = `wave-bench-agent:${randomUUID().slice(0, 8)}`;
   const tmp = await makeTempDir('wave-bench-');
   const spec = fixtureServer('hello', { WAVE_REAPER_ID: `${ns}:raw` });
@@ -55,23 +54,28 @@ export default async function run(): Promise<void> {
     await client.callTool({ name: 'echo', arguments: args });
     await funnel.call('mcp__hello__echo', args);
   }
-  for (let done = 0; done < calls; done += batch) {
-    for (let i = 0; i < batch; i++) {
+  // Interleaved call by call, in a rotating order, so all three see the same load.
+  const runners: (() => Promise<void>)[] = [
+    async () => {
       const t0 = performance.now();
       await client.callTool({ name: 'echo', arguments: args });
       raw.push(performance.now() - t0);
-    }
-    for (let i = 0; i < batch; i++) {
+    },
+    async () => {
       const t0 = performance.now();
       const r = await funnel.call('mcp__hello__echo', args);
       viaFunnel.push(performance.now() - t0);
       if (r.isError) throw new Error(`funnel call failed: ${JSON.stringify(r.content)}`);
-    }
-    for (let i = 0; i < batch; i++) {
+    },
+    async () => {
       const t0 = performance.now();
       await pool.callTool('hello', 'echo', args);
       viaPool.push(performance.now() - t0);
-    }
+    },
+  ];
+  for (let i = 0; i < calls; i++) {
+    for (let k = 0; k < runners.length; k++)
+      await (runners[(i + k) % runners.length] as () => Promise<void>)();
   }
   await client.close();
   await pool.destroy();
@@ -84,5 +88,7 @@ export default async function run(): Promise<void> {
   console.log(`  raw SDK Client.callTool  p50 ${fmt(p50(raw))}  p95 ${fmt(p95(raw))}`);
   console.log(`  pool.callTool            p50 ${fmt(p50(viaPool))}  p95 ${fmt(p95(viaPool))}`);
   console.log(`  agent funnel             p50 ${fmt(p50(viaFunnel))}  p95 ${fmt(p95(viaFunnel))}`);
+  const paired = viaFunnel.map((f, i) => f - (viaPool[i] as number));
   console.log(`  funnel / raw p50: ${(p50(viaFunnel) / p50(raw)).toFixed(3)}x (goal <= 1.05x)`);
+  console.log(`  funnel - pool.callTool, paired per call: p50 ${fmt(p50(paired))} (the funnel's own work)`);
 }

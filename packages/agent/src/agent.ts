@@ -17,6 +17,8 @@ import {
   type ServerDisplay,
 } from '@wave/mcp-config';
 import { McpPool, type McpPoolApi, type McpPoolOptions, type ServerRecord } from '@wave/mcp-pool';
+import { mcpSettingsTool } from './builtins/mcp-settings';
+import { readOutputTool } from './builtins/read-output';
 import type { BuiltinContext, BuiltinTool } from './builtins/types';
 import { AgentError } from './errors';
 import { Emitter } from './events';
@@ -25,7 +27,13 @@ import { type ExecExposure, execExposure } from './exposure/exec-exposure';
 import { flatExposure } from './exposure/flat-exposure';
 import { gatewayExposure } from './exposure/gateway-exposure';
 import type { Exposure, ExposureServerStatus, LiveTool } from './exposure/types';
-import { type ApprovalAnswer, type ApprovalRequest, Funnel, type FunnelServer } from './funnel';
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  Funnel,
+  type FunnelBuiltin,
+  type FunnelServer,
+} from './funnel';
 import { createOutputGuard, type OutputGuard } from './guard/output-guard';
 import type { OutputLimits } from './guard/truncate';
 import type { Message, ModelAdapter, ModelStreamEvent } from './model';
@@ -110,7 +118,11 @@ export interface AgentOptions {
   toolCache?: ToolCache | false;
   /** Identifies the agent in a shared pool and in logs. @default a random id */
   id?: string;
-  /** Extra built-in tools (always declared, never folded away). @default [] */
+  /**
+   * Extra built-in tools, declared after `ReadOutput` and `McpSettings` (which
+   * are always there), never folded away. One without `alwaysAsk` runs unless
+   * a rule denies or asks. @default []
+   */
   builtins?: BuiltinTool[];
   /**
    * Output guard limits: text over 8 KB or 1 000 lines is cut and spilled to a
@@ -248,6 +260,8 @@ export class Agent {
   private changeVersion = 0;
   private readonly unsubscribePool: () => void;
   private readonly guard: OutputGuard;
+  /** `ReadOutput` and `McpSettings`, then the host's own: always declared, never folded away. */
+  private readonly builtinList: FunnelBuiltin[];
 
   private constructor(
     private readonly options: AgentOptions,
@@ -272,13 +286,14 @@ export class Agent {
       this.written.set(s.server, stableHash([s.fingerprint, s.tools, s.instructions ?? null]));
     }
     this.remembered = new Map(Object.entries(options.rememberedApprovals ?? {}));
+    this.builtinList = [{ ...readOutputTool, readOnly: true }, mcpSettingsTool, ...(options.builtins ?? [])];
     this.exposures = { flat: flatExposure(), gateway: gatewayExposure(), exec: execExposure() };
     this.guard = createOutputGuard({
       dir: join(this.filesDir(), 'tool-output'),
       ...(options.outputLimits ? { limits: options.outputLimits } : {}),
     });
-    const builtins = new Map<string, BuiltinTool>();
-    for (const b of options.builtins ?? []) builtins.set(b.declaration.name, b);
+    const builtins = new Map<string, FunnelBuiltin>();
+    for (const b of this.builtinList) builtins.set(b.declaration.name, b);
     this.funnel = new Funnel({
       pool,
       servers: () => this.loaded.configured,
@@ -580,7 +595,7 @@ export class Agent {
           funnel: this.funnel,
           servers: () => this.loaded.configured,
           rules: () => this.options.permissions,
-          builtins: [...(this.options.builtins ?? [])].map((b) => b.declaration),
+          builtins: this.builtinList.map((b) => b.declaration),
           history: this.history,
           maxToolRounds: this.options.maxToolRounds ?? 25,
           instructionsMaxChars: this.options.instructionsMaxChars,

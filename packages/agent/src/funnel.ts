@@ -25,6 +25,9 @@ export type CallToolResult = Awaited<ReturnType<McpPoolApi['callTool']>>;
 /** A tool as a server lists it. */
 export type McpTool = ServerRecord['tools'][number];
 
+/** A built-in as the funnel runs it: `readOnly` ones may run in parallel. */
+export type FunnelBuiltin = BuiltinTool & { readOnly?: boolean };
+
 /** What `canUseTool` is asked. */
 export interface ApprovalRequest {
   /** The identity rules match: `mcp__<server>__<tool>` or a built-in's name. */
@@ -60,7 +63,8 @@ export interface FunnelDeps {
   pool: McpPoolApi;
   /** The configured servers now. */
   servers(): readonly FunnelServer[];
-  builtins: ReadonlyMap<string, BuiltinTool>;
+  /** Built-in tools by name. One that does not always ask runs unless a rule denies or asks. */
+  builtins: ReadonlyMap<string, FunnelBuiltin>;
   builtinContext(signal?: AbortSignal): BuiltinContext;
   rules(): PermissionRules | undefined;
   canUseTool?: ((request: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined;
@@ -84,7 +88,7 @@ export interface FunnelDeps {
 
 /** A resolved call target. */
 type Target =
-  | { kind: 'builtin'; tool: BuiltinTool }
+  | { kind: 'builtin'; tool: FunnelBuiltin }
   | { kind: 'mcp'; entry: FunnelServer; record: ServerRecord; tool: McpTool; toolName: string }
   | { kind: 'unavailable'; message: string };
 
@@ -207,6 +211,8 @@ export class Funnel {
 
   /** May this call run in parallel with other read-only calls? */
   isReadOnly(fullName: string): boolean {
+    const builtin = this.deps.builtins.get(fullName);
+    if (builtin?.readOnly) return true;
     const overrides = this.deps.readOnlyOverrides;
     if (overrides) {
       for (const [glob, value] of Object.entries(overrides)) {
@@ -278,6 +284,7 @@ export class Funnel {
       fullName,
       match: this.ruleMatch(fullName),
       alwaysAsk,
+      trusted: target.kind === 'builtin' && !alwaysAsk,
       autoApproved: target.kind === 'mcp' && this.autoApproved(target.entry.server, target.toolName),
       definitionHash: rememberedHash === undefined ? undefined : definitionHash(),
       rememberedHash,

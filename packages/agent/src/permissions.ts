@@ -47,7 +47,7 @@ export type AskReason =
 
 /** The decision before asking anyone. */
 export type PermissionDecision =
-  | { kind: 'allow'; reason: 'rule' | 'approve-tools' | 'remembered'; rule?: string }
+  | { kind: 'allow'; reason: 'rule' | 'approve-tools' | 'remembered' | 'trusted'; rule?: string }
   | { kind: 'deny'; reason: string }
   | { kind: 'ask'; reason: AskReason };
 
@@ -65,12 +65,14 @@ export interface PermissionInput {
   rememberedHash?: string | undefined;
   /** `matchRules(rules, fullName)` when the caller already has it (it caches matches). */
   match?: RuleMatch;
+  /** The agent's own tool (e.g. `ReadOutput`): runs unless a rule says otherwise. */
+  trusted?: boolean;
 }
 
 /**
  * The pure permission decision. Order: deny rule; always-ask tools; ask rule;
- * allow rule; trusted `approveTools`; a remembered "allow always" with the same
- * definition hash; otherwise ask.
+ * allow rule; the agent's own trusted tools; trusted `approveTools`; a
+ * remembered "allow always" with the same definition hash; otherwise ask.
  */
 export function decidePermission(input: PermissionInput): PermissionDecision {
   const match = input.match ?? matchRules(input.rules, input.fullName);
@@ -83,6 +85,7 @@ export function decidePermission(input: PermissionInput): PermissionDecision {
   if (input.alwaysAsk) return { kind: 'ask', reason: 'always-ask' };
   if (match.kind === 'ask') return { kind: 'ask', reason: 'ask-rule' };
   if (match.kind === 'allow') return { kind: 'allow', reason: 'rule', rule: match.rule };
+  if (input.trusted) return { kind: 'allow', reason: 'trusted' };
   if (input.autoApproved) return { kind: 'allow', reason: 'approve-tools' };
   if (input.rememberedHash !== undefined) {
     if (input.rememberedHash === input.definitionHash) return { kind: 'allow', reason: 'remembered' };

@@ -6,6 +6,8 @@ import { textOf, world } from './helpers';
 
 const toolMessages = (ms: { role: string }[]) => ms.filter((m): m is ToolResultMessage => m.role === 'tool');
 // hello lists 8 tools; denying 6 leaves 2 visible.
+// ReadOutput and McpSettings are declared first in every mode, never folded away.
+const BUILTINS = ['ReadOutput', 'McpSettings'];
 const hideSix = ['sleep', 'fail', 'big', 'image', 'add_tool', 'remove_tool'].map((t) => `mcp__hello__${t}`);
 
 describe('tool exposure modes, all through the one funnel', () => {
@@ -29,8 +31,8 @@ describe('tool exposure modes, all through the one funnel', () => {
       },
     });
     await agent.sendMessage('go');
-    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(['Exec']);
-    expect(model.requests[0]?.tools[0]?.description).toContain('mcp__hello__echo');
+    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual([...BUILTINS, 'Exec']);
+    expect(model.requests[0]?.tools[2]?.description).toContain('mcp__hello__echo');
     expect(asked.map((a) => a.fullName)).toEqual(['mcp__hello__echo']);
     const [t] = toolMessages(agent.getMessages());
     expect(t?.isError).toBeFalsy();
@@ -46,13 +48,19 @@ describe('tool exposure modes, all through the one funnel', () => {
       permissions: { deny: hideSix },
     });
     await a.sendMessage('go');
-    expect(few.requests[0]?.tools.map((t) => t.name)).toEqual(['mcp__hello__add', 'mcp__hello__echo']);
+    expect(few.requests[0]?.tools.map((t) => t.name)).toEqual([
+      ...BUILTINS,
+      'mcp__hello__add',
+      'mcp__hello__echo',
+    ]);
 
     const noExec = scriptedModel([{ text: 'a' }]);
     const b = await w.agent({ model: noExec, mcpServers: { hello: w.server() }, enableExec: false });
     await b.sendMessage('go');
-    expect(noExec.requests[0]?.tools).toHaveLength(8);
-    expect(noExec.requests[0]?.tools.every((t) => t.name.startsWith('mcp__hello__'))).toBe(true);
+    const names = noExec.requests[0]?.tools.map((t) => t.name) ?? [];
+    expect(names.slice(0, 2)).toEqual(BUILTINS);
+    expect(names.slice(2)).toHaveLength(8);
+    expect(names.slice(2).every((n) => n.startsWith('mcp__hello__'))).toBe(true);
   });
 
   test('gateway: one constant tool; `call` runs the leaf through the funnel, `status` needs no approval', async () => {
@@ -85,7 +93,9 @@ describe('tool exposure modes, all through the one funnel', () => {
       },
     });
     await agent.sendMessage('go');
-    expect(model.requests.map((r) => r.tools.map((t) => t.name))).toEqual([['mcp'], ['mcp'], ['mcp']]);
+    expect(model.requests.map((r) => r.tools.map((t) => t.name))).toEqual(
+      Array(3).fill([...BUILTINS, 'mcp']),
+    );
     const texts = toolMessages(agent.getMessages()).map((t) => textOf(t.content));
     expect(texts[0]).toContain('hello');
     expect(texts[1]).toContain('mcp__hello__echo');

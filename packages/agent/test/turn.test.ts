@@ -42,7 +42,7 @@ describe('turns', () => {
     const text = textOf(toolMessages(agent.getMessages())[0]?.content);
     expect(text.length).toBeLessThan(12_000);
     const path = /(\/\S+)/.exec(text.slice(text.indexOf(w.tmp.home)))?.[1]?.replace(/[).,;:'"`]+$/, '');
-    expect(path && path.startsWith(w.tmp.home)).toBe(true);
+    expect(path?.startsWith(w.tmp.home)).toBe(true);
     expect(existsSync(path as string)).toBe(true);
     expect(readFileSync(path as string, 'utf8').length).toBe(30_000);
   });
