@@ -437,3 +437,91 @@ function makeReadOnly(file: string): void {
     spawnSync('chattr', ['-i', file]);
   });
 }
+
+describe('wave ui: Add through the agent, and shutdown', () => {
+  it('an Add prompt, once sent, becomes a new server in the user file through McpSettings (approved on the page)', async () => {
+    const s = await sandbox();
+    const userFile = join(s.home, 'mcp.json');
+    const m = await fakeModel({
+      steps: [
+        {
+          toolCalls: [
+            {
+              name: 'McpSettings',
+              arguments: {
+                action: 'add',
+                scope: 'user',
+                name: 'memo',
+                config: { command: process.execPath, args: [hello] },
+              },
+            },
+          ],
+        },
+        { text: 'Added the user-level server "memo".' },
+      ],
+    });
+    const ui = await startUi(s, modelArgs(m));
+    const page = await openPage(browser, ui);
+    await openMcp(page);
+    expect(await page.getByTestId('empty').textContent()).toContain(userFile);
+    await page.getByRole('button', { name: 'Add user-level MCP server' }).click();
+    const input = page.getByRole('textbox', { name: 'Message' });
+    const prompt = (await input.inputValue())
+      .replace('<name>', 'memo')
+      .replace('<command or URL>', `${process.execPath} ${hello}`)
+      .replace(', arguments <args>', '');
+    expect(m.requests).toHaveLength(0);
+    await input.fill(prompt);
+    await input.press('Enter');
+    const card = page.getByTestId('approval');
+    await card.waitFor();
+    expect(await card.textContent()).toContain('McpSettings');
+    await screenshot(page, 'add-approval');
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    await page.getByText('Added the user-level server "memo".').waitFor();
+    expect(m.requests[0]?.body.messages.at(-1).content).toContain(
+      '/settings Help me add a user-level MCP server memo',
+    );
+    expect(JSON.parse(await readFile(userFile, 'utf8')).mcpServers.memo).toEqual({
+      command: process.execPath,
+      args: [hello],
+    });
+    await openMcp(page);
+    await page.getByRole('tab', { name: /User MCP/ }).click();
+    const row = page.getByTestId('server-memo');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('user');
+    await screenshot(page, 'add-new-server-listed');
+    await closeUi(ui);
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} with connected servers, an open page and a pending approval leaves no process`, async () => {
+      const s = await sandbox();
+      await writeUserConfig(s, {
+        hello: { command: process.execPath, args: [hello] },
+        tree: { command: process.execPath, args: [spawner] },
+      });
+      const m = await fakeModel({
+        steps: [{ toolCalls: [{ name: 'mcp__hello__echo', arguments: { text: 'x' } }] }],
+      });
+      const ui = await startUi(s, modelArgs(m));
+      const page = await openPage(browser, ui);
+      await openMcp(page);
+      for (const name of ['hello', 'tree']) {
+        await page.getByTestId(`server-${name}`).getByTestId('action').click();
+        await page.locator(`[data-testid="server-${name}"][data-status="connected"]`).waitFor();
+      }
+      // The spawner's grandchildren (one ignores SIGTERM, one in its own session) exist now.
+      expect(findProcessesByMarker(namespace).length).toBeGreaterThanOrEqual(4);
+      await page.getByRole('button', { name: '← Back' }).click();
+      const input = page.getByRole('textbox', { name: 'Message' });
+      await input.fill('echo x');
+      await input.press('Enter');
+      await page.getByTestId('approval').waitFor();
+      expect(await ui.stop(signal)).toBe(0);
+      expect(ui.output()).toContain('wave ui: closed.');
+      noneLeft();
+    });
+  }
+});
