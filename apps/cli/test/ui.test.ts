@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { spawnSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type FakeModelServer, findProcessesByMarker, fixturePath, startFakeOpenAI } from '@wave/testkit';
 import type { Browser, Route } from 'playwright-core';
@@ -383,7 +383,7 @@ describe('wave ui: Settings -> MCP', () => {
     const proj = page.getByTestId('server-proj');
     await proj.waitFor();
     const projBefore = await readFile(projectFile, 'utf8');
-    makeReadOnly(projectFile);
+    const projectText = await makeUnwritable(projectFile);
     await proj.getByRole('button', { name: 'Delete' }).click();
     expect(await dialog.textContent()).toContain(projectFile);
     await dialog.getByRole('button', { name: 'Delete' }).click();
@@ -391,7 +391,7 @@ describe('wave ui: Settings -> MCP', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Could not delete "proj"');
     expect(await page.getByTestId('server-proj').count()).toBe(1);
-    expect(await readFile(projectFile, 'utf8')).toBe(projBefore);
+    expect(await projectText()).toBe(projBefore);
     await screenshot(page, 'mcp-delete-failed');
     await closeUi(ui);
   });
@@ -428,14 +428,28 @@ describe('wave ui: Settings -> MCP', () => {
   });
 });
 
-/** Make a file unwritable and unreplaceable even for root (`chattr +i`); undone when the test ends. */
-function makeReadOnly(file: string): void {
+/**
+ * Make a config file impossible to rewrite, even for root: `chattr +i`
+ * (immutable) where the file system supports it; elsewhere (overlayfs) the
+ * file is moved aside and a directory takes its place. Undone when the test
+ * ends. Returns how to read the server's definition afterwards.
+ */
+async function makeUnwritable(file: string): Promise<() => Promise<string>> {
   const r = spawnSync('chattr', ['+i', file], { encoding: 'utf8' });
-  if (r.status !== 0)
-    throw new Error(`chattr +i failed (needs ext4/xfs and CAP_LINUX_IMMUTABLE): ${r.stderr}`);
-  onTestFinished(() => {
-    spawnSync('chattr', ['-i', file]);
+  if (r.status === 0) {
+    onTestFinished(() => {
+      spawnSync('chattr', ['-i', file]);
+    });
+    return () => readFile(file, 'utf8');
+  }
+  const aside = `${file}.aside`;
+  await rename(file, aside);
+  await mkdir(file);
+  onTestFinished(async () => {
+    await rm(file, { recursive: true, force: true });
+    await rename(aside, file);
   });
+  return () => readFile(aside, 'utf8');
 }
 
 describe('wave ui: Add through the agent, and shutdown', () => {
