@@ -452,6 +452,52 @@ async function makeUnwritable(file: string): Promise<() => Promise<string>> {
   return () => readFile(aside, 'utf8');
 }
 
+describe('wave ui: actions always settle', () => {
+  it('a row whose server was removed meanwhile (page not told) ends in an error toast and a refreshed list', async () => {
+    const s = await sandbox();
+    await writeUserConfig(s, {
+      hello: { command: process.execPath, args: [hello] },
+      other: { command: process.execPath, args: [hello] },
+    });
+    const m = await fakeModel({});
+    const ui = await startUi(s, modelArgs(m));
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    onTestFinished(() => context.close());
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    // This page hears no live updates, so its row goes stale.
+    await page.route('**/api/events**', (route) => route.abort());
+    await page.goto(ui.url);
+    await openMcp(page);
+    await page.getByTestId('server-hello').waitFor();
+    expect((await ui.api('DELETE', '/api/mcp/servers/hello')).status).toBe(200);
+    const button = page.getByTestId('server-hello').getByTestId('action');
+    await button.click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('No MCP server named "hello"');
+    await page.getByTestId('server-hello').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('server-other').count()).toBe(1);
+    await screenshot(page, 'mcp-action-on-removed-server');
+    await closeUi(ui);
+  });
+
+  it('--port on a port in use exits 1 and leaves nothing running', async () => {
+    const s = await sandbox();
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    onTestFinished(() => new Promise<void>((r) => blocker.close(() => r())));
+    const port = (blocker.address() as { port: number }).port;
+    const m = await fakeModel({});
+    const r = await s.wave(['ui', '--port', String(port), ...modelArgs(m)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Port ${port} is in use`);
+    expect((await s.wave(['ui', '--port', 'x', ...modelArgs(m)])).code).toBe(2);
+    noneLeft();
+  });
+});
+
 describe('wave ui: Add through the agent, and shutdown', () => {
   it('an Add prompt, once sent, becomes a new server in the user file through McpSettings (approved on the page)', async () => {
     const s = await sandbox();
@@ -533,8 +579,11 @@ describe('wave ui: Add through the agent, and shutdown', () => {
       await input.fill('echo x');
       await input.press('Enter');
       await page.getByTestId('approval').waitFor();
+      // A reload keeps the pending approval (it lives in the wave ui process).
+      await page.reload();
+      await page.getByTestId('approval').waitFor();
       expect(await ui.stop(signal)).toBe(0);
-      expect(ui.output()).toContain('wave ui: closed.');
+      expect(ui.output()).toMatch(/wave ui: closed in \d+ ms\./);
       noneLeft();
     });
   }

@@ -74,9 +74,10 @@ async function runUi(io: Io, globals: GlobalOptions, opts: UiOptions): Promise<n
     process.on('SIGTERM', on);
   });
   io.err(`wave ui: ${signal}, closing...\n`);
+  const started = Date.now();
   await server.close();
   await session.close();
-  io.err('wave ui: closed.\n');
+  io.err(`wave ui: closed in ${Date.now() - started} ms.\n`);
   return 0;
 }
 
