@@ -156,7 +156,7 @@ export interface McpServerView {
 
 /** A non-fatal problem. */
 export interface AgentWarning {
-  code: 'SESSION_SAVE_FAILED' | 'SESSION_TORN' | 'CONFIG_ISSUE' | 'CACHE_WRITE_FAILED' | 'SERVER_GATE_FAILED';
+  code: 'SESSION_SAVE_FAILED' | 'SESSION_TORN' | 'CACHE_WRITE_FAILED' | 'SERVER_GATE_FAILED';
   message: string;
 }
 
@@ -171,6 +171,8 @@ export interface AgentEvents {
   /** A tool call finished (through the funnel). */
   toolCall: {
     callId?: string;
+    /** The MCP server that took the call, when it resolved to one. */
+    server?: string;
     fullName: string;
     arguments: Record<string, unknown>;
     isError: boolean;
@@ -316,6 +318,7 @@ export class Agent {
           ms: e.ms,
         };
         if (e.callId !== undefined) ev.callId = e.callId;
+        if (e.server !== undefined) ev.server = e.server;
         this.emitter.emit('toolCall', ev);
       },
       now: options.now,
@@ -524,6 +527,8 @@ export class Agent {
     const e = this.entry(name);
     if (!e.blockedReason) await this.pool.connect(name);
     this.assertAlive(`connect "${name}"`);
+    // A first successful connection is what the snapshot cache shows while disconnected later.
+    await this.refreshCache();
     return this.view(e);
   }
 

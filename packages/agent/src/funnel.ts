@@ -25,6 +25,12 @@ export type CallToolResult = Awaited<ReturnType<McpPoolApi['callTool']>>;
 /** A tool as a server lists it. */
 export type McpTool = ServerRecord['tools'][number];
 
+/** The exact server and tool behind a full name, when the caller knows it. */
+export interface ToolHint {
+  server: string;
+  tool: string;
+}
+
 /** A built-in as the funnel runs it: `readOnly` ones may run in parallel. */
 export type FunnelBuiltin = BuiltinTool & { readOnly?: boolean };
 
@@ -78,6 +84,8 @@ export interface FunnelDeps {
   onAllowAlways?(event: { fullName: string; definitionHash: string }): void;
   onToolCall?(event: {
     callId?: string;
+    /** The MCP server that took the call (MCP tools that resolved). */
+    server?: string;
     fullName: string;
     arguments: Record<string, unknown>;
     outcome: ToolOutcome;
@@ -170,9 +178,19 @@ export class Funnel {
   }
 
   /** Find what a full name refers to right now. */
-  private resolve(fullName: string): Target {
+  private resolve(fullName: string, hint?: ToolHint): Target {
     const builtin = this.deps.builtins.get(fullName);
     if (builtin) return { kind: 'builtin', tool: builtin };
+    if (hint) {
+      // The exposure knows exactly which server and tool it declared (names that collide
+      // after identity mapping get a suffixed full name, which cannot be parsed back).
+      const entry = this.deps.servers().find((s) => s.server.name === hint.server);
+      const record = entry && !entry.blockedReason ? this.deps.pool.get(hint.server) : undefined;
+      const tool = record?.tools.find((t) => t.name === hint.tool);
+      if (entry && record && tool && (record.status === 'connected' || record.status === 'reconnecting')) {
+        return { kind: 'mcp', entry, record, tool, toolName: tool.name };
+      }
+    }
     const parsed = parseFullToolName(fullName);
     if (!parsed) {
       return {
@@ -210,7 +228,7 @@ export class Funnel {
   }
 
   /** May this call run in parallel with other read-only calls? */
-  isReadOnly(fullName: string): boolean {
+  isReadOnly(fullName: string, hint?: ToolHint): boolean {
     const builtin = this.deps.builtins.get(fullName);
     if (builtin?.readOnly) return true;
     const overrides = this.deps.readOnlyOverrides;
@@ -219,7 +237,7 @@ export class Funnel {
         if (matchToolGlob(glob, fullName)) return value;
       }
     }
-    const t = this.resolve(fullName);
+    const t = this.resolve(fullName, hint);
     return (
       t.kind === 'mcp' &&
       (t.tool.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint === true
@@ -230,12 +248,13 @@ export class Funnel {
   async call(
     fullName: string,
     args: Record<string, unknown>,
-    opts: { signal?: AbortSignal; callId?: string } = {},
+    opts: { signal?: AbortSignal; callId?: string; hint?: ToolHint } = {},
   ): Promise<ToolOutcome> {
     const started = this.deps.now?.() ?? Date.now();
+    const trace: { server?: string } = {};
     let outcome: ToolOutcome;
     try {
-      outcome = await this.run(fullName, args, opts.signal);
+      outcome = await this.run(fullName, args, trace, opts.signal, opts.hint);
     } catch (error) {
       outcome = textOutcome(`Tool ${fullName} failed: ${errorText(error)}`, true);
     }
@@ -247,6 +266,7 @@ export class Funnel {
       ms,
     };
     if (opts.callId !== undefined) event.callId = opts.callId;
+    if (trace.server !== undefined) event.server = trace.server;
     this.deps.onToolCall?.(event);
     return outcome;
   }
@@ -254,10 +274,13 @@ export class Funnel {
   private async run(
     fullName: string,
     args: Record<string, unknown>,
+    trace: { server?: string },
     signal?: AbortSignal,
+    hint?: ToolHint,
   ): Promise<ToolOutcome> {
-    const target = this.resolve(fullName);
+    const target = this.resolve(fullName, hint);
     if (target.kind === 'unavailable') return textOutcome(target.message, true, true);
+    if (target.kind === 'mcp') trace.server = target.entry.server.name;
 
     // Permission rules, then approval. Rule matches, trusted approveTools and
     // definition hashes are cached: they are pure in their (stable) inputs.

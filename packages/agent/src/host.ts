@@ -29,11 +29,14 @@ export interface PendingReclaim {
 }
 
 interface Slot {
-  agent?: Agent;
-  /** The operation in progress on this id, if any. */
-  busy?: { kind: 'reconfigure' | 'create'; done: Promise<void> };
-  /** A destroy that arrived while busy: carried out when the operation ends. */
+  agent?: Agent | undefined;
+  /** Operations on this id run one after the other on this chain (it never rejects). */
+  chain: Promise<void>;
+  /** Operations queued or running, oldest first (the first one runs). */
+  ops: ('reconfigure' | 'create')[];
+  /** A destroy that arrived: carried out once the operations queued before it end. */
   reclaim?: Promise<void>;
+  reclaimed?: boolean;
 }
 
 /** Many agents by id over one shared pool. */
@@ -70,42 +73,55 @@ export class AgentHost {
     return o;
   }
 
+  /** Run `op` on `slot`'s chain, after every operation queued before it. */
+  private enqueue<T>(slot: Slot, kind: 'create' | 'reconfigure', op: () => Promise<T>): Promise<T> {
+    slot.ops.push(kind);
+    const run = slot.chain.then(async () => {
+      try {
+        return await op();
+      } finally {
+        slot.ops.shift();
+      }
+    });
+    slot.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
   /** Create the agent `id`. Rejects with `AGENT_EXISTS` when the id is taken. */
   async create(id: string, options: HostAgentOptions): Promise<Agent> {
     this.assertOpen(`create agent "${id}"`);
-    if (this.slots.has(id))
+    if (this.slots.has(id)) {
       throw new AgentError(
         'AGENT_EXISTS',
         `An agent with id "${id}" already exists; destroy or reconfigure it.`,
       );
-    const slot: Slot = {};
-    this.slots.set(id, slot);
-    let agent: Agent | undefined;
-    const done = (async () => {
-      agent = await Agent.create(this.agentOptions(id, options));
-      slot.agent = agent;
-    })();
-    slot.busy = { kind: 'create', done: done.catch(() => undefined) };
-    try {
-      await done;
-    } catch (error) {
-      if (this.slots.get(id) === slot) this.slots.delete(id);
-      throw error;
-    } finally {
-      slot.busy = undefined;
     }
-    if (slot.reclaim || this.closed) {
+    const slot: Slot = { chain: Promise.resolve(), ops: [] };
+    this.slots.set(id, slot);
+    try {
+      await this.enqueue(slot, 'create', async () => {
+        slot.agent = await Agent.create(this.agentOptions(id, options));
+      });
+    } catch (error) {
+      if (this.slots.get(id) === slot && !slot.reclaim) this.slots.delete(id);
+      throw error;
+    }
+    if (slot.reclaim || this.closed || !slot.agent) {
       throw new AgentError('AGENT_DESTROYED', `Agent "${id}" was destroyed while it was being created.`);
     }
-    return agent as Agent;
+    return slot.agent;
   }
 
   /** The agent `id`, if it exists (and is not being replaced). */
   get(id: string): Agent | undefined {
-    return this.slots.get(id)?.agent;
+    const slot = this.slots.get(id);
+    return slot && slot.ops.length === 0 && !slot.reclaim ? slot.agent : undefined;
   }
 
-  /** Ids of the live agents. */
+  /** Ids of the agents (being created or reconfigured included). */
   ids(): string[] {
     return [...this.slots.keys()];
   }
@@ -113,33 +129,33 @@ export class AgentHost {
   /**
    * Replace agent `id` with one built from `options` (e.g. a workdir switch):
    * the old agent is destroyed, then a new one is created under the same id.
+   * Reconfigures of one id run one after the other.
    */
-  async reconfigure(id: string, options: HostAgentOptions): Promise<Agent> {
-    this.assertOpen(`reconfigure agent "${id}"`);
-    const slot = this.slots.get(id);
-    if (!slot)
-      throw new AgentError('UNKNOWN_AGENT', `No agent with id "${id}" to reconfigure; create it first.`);
-    if (slot.busy) await slot.busy.done;
-    if (this.slots.get(id) !== slot || slot.reclaim) {
-      throw new AgentError('AGENT_DESTROYED', `Agent "${id}" was destroyed before it could be reconfigured.`);
+  reconfigure(id: string, options: HostAgentOptions): Promise<Agent> {
+    try {
+      this.assertOpen(`reconfigure agent "${id}"`);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    let next: Agent | undefined;
-    const done = (async () => {
+    const slot = this.slots.get(id);
+    if (!slot || slot.reclaim) {
+      return Promise.reject(
+        new AgentError('UNKNOWN_AGENT', `No agent with id "${id}" to reconfigure; create it first.`),
+      );
+    }
+    const gone = () =>
+      new AgentError('AGENT_DESTROYED', `Agent "${id}" was destroyed while it was reconfigured.`);
+    return this.enqueue(slot, 'reconfigure', async () => {
+      if (slot.reclaim) throw gone();
       const old = slot.agent;
       slot.agent = undefined;
       if (old) await old.destroy();
-      next = await Agent.create(this.agentOptions(id, options));
-      slot.agent = next;
-    })();
-    slot.busy = { kind: 'reconfigure', done: done.catch(() => undefined) };
-    try {
-      await done;
-    } finally {
-      slot.busy = undefined;
-    }
-    if (slot.reclaim)
-      throw new AgentError('AGENT_DESTROYED', `Agent "${id}" was destroyed while it was reconfigured.`);
-    return next as Agent;
+      slot.agent = await Agent.create(this.agentOptions(id, options));
+      return slot.agent;
+    }).then((agent) => {
+      if (slot.reclaim) throw gone();
+      return agent;
+    });
   }
 
   /**
@@ -152,17 +168,16 @@ export class AgentHost {
     const slot = this.slots.get(id);
     if (!slot) return Promise.resolve();
     if (slot.reclaim) return slot.reclaim;
-    const run = async () => {
-      if (slot.busy) await slot.busy.done;
+    slot.reclaim = slot.chain.then(async () => {
       const agent = slot.agent;
       slot.agent = undefined;
       try {
         if (agent) await agent.destroy();
       } finally {
+        slot.reclaimed = true;
         if (this.slots.get(id) === slot) this.slots.delete(id);
       }
-    };
-    slot.reclaim = run();
+    });
     return slot.reclaim;
   }
 
@@ -170,7 +185,8 @@ export class AgentHost {
   pendingReclaims(): PendingReclaim[] {
     const out: PendingReclaim[] = [];
     for (const [id, slot] of this.slots) {
-      if (slot.reclaim && slot.busy) out.push({ id, waitingFor: slot.busy.kind });
+      const waitingFor = slot.ops[0];
+      if (slot.reclaim && !slot.reclaimed && waitingFor) out.push({ id, waitingFor });
     }
     return out;
   }

@@ -195,7 +195,7 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
     // (5) Every call through the funnel: in parallel only when all are read-only.
     const routes = response.toolCalls.map((call) => ({ call, route: plan.route(call) }));
     const readOnly = routes.every(({ route }) =>
-      route.kind === 'call' ? ctx.funnel.isReadOnly(route.fullName) : route.readOnly,
+      route.kind === 'call' ? ctx.funnel.isReadOnly(route.fullName, route.target) : route.readOnly,
     );
     const runOne = async ({ call, route }: (typeof routes)[number]): Promise<ToolOutcome> => {
       if (call.invalidArguments !== undefined) {
@@ -205,8 +205,11 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
           blocked: true,
         };
       }
-      if (route.kind === 'call')
-        return ctx.funnel.call(route.fullName, route.arguments, { signal: ctx.signal, callId: call.id });
+      if (route.kind === 'call') {
+        const opts: Parameters<Funnel['call']>[2] = { signal: ctx.signal, callId: call.id };
+        if (route.target) opts.hint = route.target;
+        return ctx.funnel.call(route.fullName, route.arguments, opts);
+      }
       try {
         return await route.run({
           callTool: (n, a, o) => ctx.funnel.call(n, a, { signal: ctx.signal, ...o }),

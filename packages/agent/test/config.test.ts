@@ -137,6 +137,18 @@ describe('configuration sources', () => {
     expect(third.getMcpServers()[0]?.tools).toEqual([]);
   });
 
+  test('an explicit connect dials at once and writes the tool snapshot cache', async () => {
+    const w = await world();
+    const first = await w.agent({ steps: [], mcpServers: { hello: w.server() } });
+    const view = await first.connectMcpServer('hello');
+    expect(view.status).toBe('connected');
+    expect(view.fromCache).toBe(false);
+    await first.destroy();
+    const second = await w.agent({ steps: [], mcpServers: { hello: w.server() } });
+    expect(second.getMcpServers()[0]?.fromCache).toBe(true);
+    await expect(second.connectMcpServer('nope')).rejects.toThrow(/No MCP server named "nope"/);
+  });
+
   test('reloadMcpConfig picks up a new server from the project file', async () => {
     const w = await world();
     const agent = await w.agent({ steps: [] });

@@ -153,6 +153,45 @@ describe('the tool funnel through an agent', () => {
     }
   });
 
+  test('tool names that collide after identity mapping: each declared name reaches its own tool', async () => {
+    const w = await world();
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          call('mcp__hello__add_tool', { name: 'dot.x' }),
+          call('mcp__hello__add_tool', { name: 'dot_x' }),
+        ],
+      },
+      { text: 'added' },
+      (request) => {
+        const dots = request.tools.map((t) => t.name).filter((n) => n.startsWith('mcp__hello__dot'));
+        return { toolCalls: dots.map((name) => call(name, { value: 'v' })) };
+      },
+      { text: 'ok' },
+    ]);
+    const agent = await w.agent({
+      model,
+      toolMode: 'flat',
+      mcpServers: { hello: w.server() },
+      permissions: { allow: ['*'] },
+    });
+    await agent.sendMessage('add two tools');
+    await expect
+      .poll(() => agent.getMcpServers()[0]?.tools.filter((t) => t.name.startsWith('dot')).length, {
+        timeout: 30_000,
+      })
+      .toBe(2);
+    await agent.sendMessage('call them');
+    const declared =
+      model.requests[2]?.tools.map((t) => t.name).filter((n) => n.startsWith('mcp__hello__dot')) ?? [];
+    expect(declared).toHaveLength(2);
+    const results = toolMessages(agent.getMessages())
+      .slice(2)
+      .map((t) => textOf(t.content))
+      .sort();
+    expect(results).toEqual(['dot.x: v', 'dot_x: v']);
+  });
+
   test('the tool-round limit ends a turn that keeps calling tools', async () => {
     const w = await world();
     const model = scriptedModel(

@@ -81,6 +81,38 @@ describe('AgentHost', () => {
     );
   });
 
+  test('concurrent reconfigures of one id run one after the other; a destroy during create is carried out', async () => {
+    const { tmp, host, procs } = await hostWorld();
+    const hello = { hello: fixtureServer('hello') };
+    await host.create('a', { workdir: tmp.workdir, model: scriptedModel([]) });
+    const made = await Promise.all(
+      [1, 2, 3].map((n) =>
+        host.reconfigure('a', {
+          workdir: tmp.workdir,
+          model: scriptedModel([{ text: `agent ${n}` }]),
+          mcpServers: hello,
+        }),
+      ),
+    );
+    expect(host.get('a')).toBe(made[2]);
+    // Only the last one is alive; the others were destroyed by the next reconfigure.
+    for (const old of made.slice(0, 2)) {
+      await expect(old.sendMessage('x')).rejects.toSatisfy((e: unknown) =>
+        isAgentError(e, 'AGENT_DESTROYED'),
+      );
+    }
+    expect((await made[2]?.sendMessage('x'))?.text).toBe('agent 3');
+
+    const creating = host.create('b', { workdir: tmp.workdir, model: scriptedModel([]) });
+    const destroyed = host.destroy('b');
+    expect(host.pendingReclaims()).toEqual([{ id: 'b', waitingFor: 'create' }]);
+    await expect(creating).rejects.toSatisfy((e: unknown) => isAgentError(e, 'AGENT_DESTROYED'));
+    await destroyed;
+    expect(host.ids()).toEqual(['a']);
+    await host.close();
+    expect(procs()).toEqual([]);
+  });
+
   test('50 agents created, used and destroyed through a host leave no process', async () => {
     const { tmp, host, procs } = await hostWorld();
     const hello = { hello: fixtureServer('hello') };

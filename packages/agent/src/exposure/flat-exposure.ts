@@ -23,10 +23,18 @@ export function flatExposure(options: BuildFlatToolsOptions = {}): Exposure {
       return {
         declarations: [...input.builtins, ...flat.declarations],
         route(call: ToolCall): ToolRoute {
-          const fullName = builtinNames.has(call.name)
-            ? call.name
-            : (flat.resolve(call.name)?.fullName ?? seen.get(call.name) ?? call.name);
-          return { kind: 'call', fullName, arguments: call.arguments };
+          if (builtinNames.has(call.name))
+            return { kind: 'call', fullName: call.name, arguments: call.arguments };
+          const target = flat.resolve(call.name);
+          if (target) {
+            return {
+              kind: 'call',
+              fullName: target.fullName,
+              arguments: call.arguments,
+              target: { server: target.server, tool: target.tool },
+            };
+          }
+          return { kind: 'call', fullName: seen.get(call.name) ?? call.name, arguments: call.arguments };
         },
       };
     },

@@ -56,6 +56,13 @@ export interface BuildFlatToolsOptions {
   maxDescriptionLength?: number;
   /** Passed to {@link sanitizeSchema} for every input schema. */
   schema?: SanitizeSchemaOptions;
+  /**
+   * Sanitized schemas by input schema object. Pass the same map on every
+   * turn (with the same `schema` options) so that tool lists the pool hands
+   * out again are not sanitized again. Results are shared: treat
+   * declarations as read-only. @default no cache
+   */
+  schemaCache?: WeakMap<object, Record<string, unknown>>;
 }
 
 function hash8(text: string): string {
@@ -104,6 +111,17 @@ export function shortToolName(name: string, max = MAX_TOOL_NAME_LENGTH, salt = '
   if (name.length <= max && salt === '') return name;
   const suffix = hash8(salt === '' ? name : `${name}\u0000${salt}`);
   return `${name.slice(0, Math.max(0, max - suffix.length - 1))}_${suffix}`;
+}
+
+function sanitized(schema: unknown, options: BuildFlatToolsOptions): Record<string, unknown> {
+  const cache = options.schemaCache;
+  if (cache === undefined || typeof schema !== 'object' || schema === null)
+    return sanitizeSchema(schema, options.schema);
+  const hit = cache.get(schema);
+  if (hit !== undefined) return hit;
+  const out = sanitizeSchema(schema, options.schema);
+  cache.set(schema, out);
+  return out;
 }
 
 function compare(a: string, b: string): number {
@@ -166,7 +184,7 @@ export function buildFlatTools(
       declaration: {
         name: declaredName,
         description,
-        inputSchema: sanitizeSchema(input.inputSchema, options.schema),
+        inputSchema: sanitized(input.inputSchema, options),
       },
     });
   }

@@ -37,7 +37,13 @@ export type FunnelCall = (
 /** Where one model tool call goes. */
 export type ToolRoute =
   /** Straight through the funnel. */
-  | { kind: 'call'; fullName: string; arguments: Record<string, unknown> }
+  | {
+      kind: 'call';
+      fullName: string;
+      arguments: Record<string, unknown>;
+      /** The exact server and tool, when the exposure knows them (colliding names). */
+      target?: { server: string; tool: string };
+    }
   /** A mode's own handler (Exec, gateway); it may call the funnel any number of times. */
   | {
       kind: 'custom';

@@ -58,7 +58,16 @@ export interface OutputGuardOptions {
 export interface OutputGuard {
   /** Start a new turn: the per-turn image count starts again. */
   startTurn(): void;
-  /** The result as the model gets it. Never throws: a failure to save a file is said in the text. */
+  /**
+   * The result as the model gets it. Text blocks (and text resources) are
+   * joined and cut at `maxTextBytes` / `maxTextLines`, the whole text saved
+   * to a file. `structuredContent` is used when the content has no text of
+   * its own (or only its JSON copy): whole up to `maxStructuredBytes`, else
+   * summarized and saved. Images go as image blocks to a vision model, up to
+   * `maxImagesPerTurn` per turn and `maxImageBytes` each; otherwise they,
+   * audio and binary resources are saved and named. Never throws: a failure
+   * to save a file is said in the text.
+   */
   guard(result: ToolCallResultLike, ctx: GuardContext): Promise<GuardedResult>;
   /** The limits in force. */
   readonly limits: Readonly<OutputLimits>;
@@ -259,7 +268,7 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
     let structuredPart: string | undefined;
     if (structuredJson !== undefined && (texts.length === 0 || droppedCopy)) {
       if (Buffer.byteLength(structuredJson, 'utf8') <= limits.maxStructuredBytes) {
-        texts.unshift(structuredJson);
+        structuredPart = structuredJson; // up to its own limit, not the text limit
       } else {
         const saved = await save(ctx.fullName, 'json', JSON.stringify(structured, null, 2));
         const where =

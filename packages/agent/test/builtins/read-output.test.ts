@@ -130,6 +130,32 @@ describe('ReadOutput', () => {
     expect(got === full).toBe(true);
   });
 
+  it('pages through random text whole, in any unit and page size (60 seeds)', async () => {
+    const ALPHABET = ['a', 'b', ' ', '\n', '\n', 'é', '😀', 'x'.repeat(50), 'y'.repeat(3000)];
+    let a = 7;
+    const r = () => {
+      a = (a * 1103515245 + 12345) % 2147483648;
+      return a / 2147483648;
+    };
+    for (let seed = 1; seed <= 60; seed++) {
+      let text = '';
+      const length = Math.floor(r() * 300);
+      for (let i = 0; i < length; i++) text += ALPHABET[Math.floor(r() * ALPHABET.length)];
+      const { file, ctx } = session(text);
+      let got = '';
+      let call: Record<string, unknown> | undefined =
+        r() < 0.5 ? { path: file } : { path: file, unit: 'chars' };
+      for (let n = 0; call && n < 10_000; n++) {
+        const limit = call.unit === 'chars' ? 1 + Math.floor(r() * 5000) : 1 + Math.floor(r() * 40);
+        const page = await readOutputTool.run({ ...call, limit }, ctx);
+        expect(page.isError, `seed ${seed}: ${page.content.slice(-200)}`).toBeUndefined();
+        got += body(page.content);
+        call = nextCall(page.content);
+      }
+      expect(got === text, `seed ${seed}`).toBe(true);
+    }
+  });
+
   describe("reads only this session's files", () => {
     it('rejects ".." in the path', async () => {
       const { ctx } = session('x');

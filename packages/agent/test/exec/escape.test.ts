@@ -62,6 +62,13 @@ test('import() fails with a plain-language message and an error of the sandbox r
   ]);
 });
 
+test('import cannot be spelled with escapes, and the word elsewhere is harmless', async () => {
+  const escaped = await sandbox.run('return await \\u0069mport("node:fs")', host().host);
+  expect(escaped.failure?.message).toMatch(/^SyntaxError/);
+  const r = await sandbox.run('const important = "import this"; return important', host().host);
+  expect(r.content).toBe('Result:\nimport this');
+});
+
 test('an uncaught import() fails the script with the same message', async () => {
   const r = await sandbox.run(
     'const fs = await import("fs"); return fs.readFileSync("/etc/passwd", "utf8")',

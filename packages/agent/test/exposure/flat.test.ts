@@ -157,6 +157,23 @@ describe('buildFlatTools', () => {
     expect(flat.resolve(names[1] as string)?.tool).toBe('a_b');
   });
 
+  it('reuses sanitized schemas from a cache across builds', () => {
+    const schema = { type: 'object', properties: { q: { type: 'string', format: 'uuid' } } };
+    const cache = new WeakMap<object, Record<string, unknown>>();
+    const first = buildFlatTools([tool('s', 't', { inputSchema: schema })], { schemaCache: cache });
+    const second = buildFlatTools([tool('s', 't', { inputSchema: schema }), tool('s', 'u')], {
+      schemaCache: cache,
+    });
+    expect(second.declarations[0]?.inputSchema).toBe(first.declarations[0]?.inputSchema);
+    expect(cache.get(schema)).toEqual({
+      type: 'object',
+      properties: { q: { type: 'string', description: '(format: uuid)' } },
+    });
+    const uncached = buildFlatTools([tool('s', 't', { inputSchema: schema })]);
+    expect(uncached.declarations[0]?.inputSchema).not.toBe(first.declarations[0]?.inputSchema);
+    expect(uncached.declarations[0]?.inputSchema).toEqual(first.declarations[0]?.inputSchema);
+  });
+
   it('declares a repeated tool once', () => {
     const flat = buildFlatTools([
       tool('s', 't', { description: 'first' }),

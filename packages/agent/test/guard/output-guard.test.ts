@@ -97,6 +97,21 @@ describe('createOutputGuard', () => {
     expect(r.content).toBe('{"temperature":21,"unit":"C"}');
   });
 
+  it('sends structured content up to 16 KB whole, though it is over the 8 KB text limit', async () => {
+    const g = createOutputGuard({ dir: join(tempDir(), 'out') });
+    const structuredContent = {
+      rows: Array.from({ length: 120 }, (_, i) => ({ id: i, name: `row-${i}`.padEnd(80, '.') })),
+    };
+    const json = JSON.stringify(structuredContent);
+    expect(Buffer.byteLength(json)).toBeGreaterThan(8192);
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(16384);
+    const r = await g.guard(
+      { content: [{ type: 'text', text: JSON.stringify(structuredContent, null, 2) }], structuredContent },
+      ctx,
+    );
+    expect(r.content).toBe(json);
+  });
+
   it('keeps a text that is not the JSON copy, and then does not add the structured content', async () => {
     const g = createOutputGuard({ dir: join(tempDir(), 'out') });
     const r = await g.guard(

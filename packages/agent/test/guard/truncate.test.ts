@@ -187,3 +187,51 @@ describe('summarizeStructured', () => {
     expect(summarizeStructured({ n: 10n })).toContain('[unprintable]');
   });
 });
+
+describe('truncateText on random text', () => {
+  /** mulberry32: replayable by seed. */
+  function rng(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const ALPHABET = ['a', 'b', ' ', '\n', '\n', 'é', '€', '😀', '\r'];
+
+  it('keeps a prefix within both limits, on a line start when any line fits (1000 seeds)', () => {
+    for (let seed = 1; seed <= 1000; seed++) {
+      const r = rng(seed);
+      const length = Math.floor(r() * 400);
+      let text = '';
+      for (let i = 0; i < length; i++) text += ALPHABET[Math.floor(r() * ALPHABET.length)];
+      const limits = { maxBytes: Math.floor(r() * 120), maxLines: Math.floor(r() * 12) };
+      const cut = truncateText(text, limits);
+      const where = `seed ${seed}`;
+      expect(text.startsWith(cut.text), where).toBe(true);
+      expect(cut.keptBytes, where).toBe(Buffer.byteLength(cut.text));
+      expect(cut.keptChars, where).toBe(cut.text.length);
+      expect(cut.totalLines, where).toBe(countLines(text));
+      if (!cut.truncated) {
+        expect(cut.text, where).toBe(text);
+        continue;
+      }
+      expect(cut.keptBytes, where).toBeLessThanOrEqual(limits.maxBytes);
+      expect(cut.keptLines, where).toBeLessThanOrEqual(limits.maxLines);
+      expect(cut.text.split('\n').length - 1, where).toBe(cut.keptLines);
+      const firstLineEnd = text.indexOf('\n');
+      const firstLineFits =
+        firstLineEnd !== -1 &&
+        limits.maxLines >= 1 &&
+        Buffer.byteLength(text.slice(0, firstLineEnd + 1)) <= limits.maxBytes;
+      if (firstLineFits) expect(cut.onLineBoundary, where).toBe(true);
+      if (cut.onLineBoundary) expect(cut.text === '' || cut.text.endsWith('\n'), where).toBe(true);
+      // never a lone surrogate at the cut
+      const last = cut.text.charCodeAt(cut.text.length - 1);
+      expect(last >= 0xd800 && last <= 0xdbff, where).toBe(false);
+    }
+  });
+});

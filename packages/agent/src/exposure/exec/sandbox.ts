@@ -94,7 +94,6 @@ interface Active {
   controller: AbortController;
   calls: number;
   console: string[];
-  consoleChars: number;
   consoleCut: boolean;
   images: ImageBlock[];
   omittedImages: number;
@@ -141,14 +140,14 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
   const waiting = new Set<(r: ExecResult) => void>();
   const exits = new Set<Promise<unknown>>();
 
-  const failed = (code: ExecFailureCode, message: string, started: number, extra?: Partial<ExecResult>) => ({
+  /** A run that failed before its script started. */
+  const failed = (code: ExecFailureCode, message: string, started: number): ExecResult => ({
     content: failureText(message, '', false, limits.maxConsoleChars),
     isError: true,
     failure: { code, message },
     calls: 0,
     console: '',
     durationMs: now() - started,
-    ...extra,
   });
 
   function retire(w: Worker): void {
@@ -192,7 +191,6 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
     if (msg.t === 'log') {
       if (!a.consoleCut) {
         a.console.push(msg.text);
-        a.consoleChars += msg.text.length + 1;
         if (msg.cut) a.consoleCut = true;
       }
     } else if (msg.t === 'call') {
@@ -311,7 +309,6 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         controller: new AbortController(),
         calls: 0,
         console: [],
-        consoleChars: 0,
         consoleCut: false,
         images: [],
         omittedImages: 0,

@@ -22,7 +22,7 @@ const vm = require('node:vm');
 // A promise rejected by the script and never handled must not end the worker.
 process.on('unhandledRejection', () => {});
 
-function bootstrap(hostCall, hostLog, hostDone) {
+function bootstrap(hostCall, hostLog, hostDone, hostKnows, hostNames) {
   'use strict';
   // Runs inside the context. Capture every intrinsic before any script code runs.
   const O = Object;
@@ -245,41 +245,82 @@ function bootstrap(hostCall, hostLog, hostDone) {
     }
   }
 
-  function install(namesJson) {
-    const names = parse(namesJson);
-    const target = create(null);
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i];
-      const f = (args) => callTool(name, args);
-      defineProperty(target, name, { value: f, enumerable: true, writable: false, configurable: false });
+  // Prepared with the context, before the names are known.
+  const codemode = freeze({ search: (query, limit) => search(query, limit) });
+  const searchMisuse = rejecter('tools.search is not a tool; to search the MCP tools use await tools["$codemode"].search("what you need")');
+  const consoleObject = freeze({
+    log: logger(''),
+    info: logger(''),
+    debug: logger(''),
+    warn: logger('[warn] '),
+    error: logger('[error] '),
+  });
+  defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false, writable: true, configurable: true });
+
+  // The tools object. Which names are callable is asked of the worker (a string in, a
+  // boolean out) at the moment of the read, so a run costs nothing per tool in the pool.
+  function knows(key) {
+    try {
+      return hostKnows(key) === true;
+    } catch {
+      return false;
     }
-    const codemode = freeze({ search: (query, limit) => search(query, limit) });
-    defineProperty(target, '$codemode', { value: codemode, enumerable: false, writable: false, configurable: false });
-    freeze(target);
-    const searchMisuse = rejecter('tools.search is not a tool; to search the MCP tools use await tools["$codemode"].search("what you need")');
-    const tools = new ProxyC(target, {
-      get(t, key) {
-        const own = t[key];
-        if (own !== undefined) return own;
-        if (typeof key === 'string') {
-          if (key.length > 5 && key[0] === 'm' && key[1] === 'c' && key[2] === 'p' && key[3] === '_' && key[4] === '_') {
-            return rejecter('unknown tool ' + stringify(key) + ': ' + NOT_FOUND);
-          }
-          if (key === 'search') return searchMisuse;
-        }
-        return undefined;
-      },
-    });
-    const consoleObject = freeze({
-      log: logger(''),
-      info: logger(''),
-      debug: logger(''),
-      warn: logger('[warn] '),
-      error: logger('[error] '),
-    });
-    defineProperty(globalThis, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
-    defineProperty(globalThis, 'console', { value: consoleObject, enumerable: false, writable: true, configurable: true });
   }
+  function listNames() {
+    try {
+      const list = parse(hostNames());
+      return isArray(list) ? list : [];
+    } catch {
+      return [];
+    }
+  }
+  const wrappers = create(null);
+  function wrapper(name) {
+    let f = wrappers[name];
+    if (f === undefined) {
+      f = (args) => callTool(name, args);
+      wrappers[name] = f;
+    }
+    return f;
+  }
+  function describeKey(key) {
+    if (typeof key !== 'string') return undefined;
+    if (key === '$codemode') return { value: codemode, writable: false, enumerable: false, configurable: true };
+    if (knows(key)) return { value: wrapper(key), writable: false, enumerable: true, configurable: true };
+    return undefined;
+  }
+  const refuse = () => false;
+  const tools = new ProxyC(create(null), {
+    get(t, key) {
+      if (typeof key !== 'string') return undefined;
+      if (key === '$codemode') return codemode;
+      if (knows(key)) return wrapper(key);
+      if (key.length > 5 && key[0] === 'm' && key[1] === 'c' && key[2] === 'p' && key[3] === '_' && key[4] === '_') {
+        return rejecter('unknown tool ' + stringify(key) + ': ' + NOT_FOUND);
+      }
+      if (key === 'search') return searchMisuse;
+      return undefined;
+    },
+    has(t, key) {
+      return describeKey(key) !== undefined;
+    },
+    ownKeys() {
+      const names = listNames();
+      const keys = [];
+      for (let i = 0; i < names.length; i++) if (typeof names[i] === 'string') keys[keys.length] = names[i];
+      keys[keys.length] = '$codemode';
+      return keys;
+    },
+    getOwnPropertyDescriptor(t, key) {
+      return describeKey(key);
+    },
+    set: refuse,
+    defineProperty: refuse,
+    deleteProperty: refuse,
+    setPrototypeOf: refuse,
+    preventExtensions: refuse,
+  });
+  defineProperty(globalThis, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
 
   function start(fn) {
     let promise;
@@ -321,12 +362,12 @@ function bootstrap(hostCall, hostLog, hostDone) {
     );
   }
 
-  return { install, settle, start };
+  return { settle, start };
 }
 
 const BOOTSTRAP = '(' + bootstrap.toString() + ')';
 
-let current = null; // { run, settle, logged, logLimit, logCut }
+let current = null; // the running script: { run, settle, names, namesJson, logged, logLimit, resultLimit, logCut, done }
 let prepared = null;
 
 function prepare() {
@@ -370,7 +411,21 @@ function prepare() {
       });
     });
   };
-  const api = vm.runInContext(BOOTSTRAP, ctx, { filename: 'exec-bootstrap.js' })(hostCall, hostLog, hostDone);
+  const hostKnows = (key) => {
+    const c = current;
+    return c !== null && c.run === ref.run && c.names.has(String(key));
+  };
+  const hostNames = () => {
+    const c = current;
+    return c !== null && c.run === ref.run ? c.namesJson : '[]';
+  };
+  const api = vm.runInContext(BOOTSTRAP, ctx, { filename: 'exec-bootstrap.js' })(
+    hostCall,
+    hostLog,
+    hostDone,
+    hostKnows,
+    hostNames,
+  );
   return { ctx, api, ref, CtxError };
 }
 
@@ -378,21 +433,35 @@ function runScript(msg) {
   const p = prepared !== null ? prepared : prepare();
   prepared = null;
   p.ref.run = msg.run;
-  current = { run: msg.run, settle: p.api.settle, logged: 0, logLimit: msg.logLimit, resultLimit: msg.resultLimit, logCut: false, done: false };
+  current = {
+    run: msg.run,
+    settle: p.api.settle,
+    names: new Set(JSON.parse(msg.names)),
+    namesJson: msg.names,
+    logged: 0,
+    logLimit: msg.logLimit,
+    resultLimit: msg.resultLimit,
+    logCut: false,
+    done: false,
+  };
   const fail = (text) => {
     current = null;
     parentPort.postMessage({ t: 'done', run: msg.run, ok: false, kind: 'error', text, total: text.length });
   };
-  p.api.install(msg.names);
   let fn;
   try {
-    const script = new vm.Script('(async function () {\n' + msg.code + '\n})', {
-      filename: 'exec-script.js',
-      lineOffset: -1,
-      importModuleDynamically: () => {
+    const options = { filename: 'exec-script.js', lineOffset: -1 };
+    // An import() must reject with an error of the script's realm, which takes this
+    // callback (and it makes compiling several times slower). import() can only come
+    // from the literal keyword in the source: code generation from strings is off,
+    // and a keyword cannot be spelled with escapes. So only sources that contain the
+    // word pay for it.
+    if (msg.code.includes('import')) {
+      options.importModuleDynamically = () => {
         throw new p.CtxError('import() is not available in Exec scripts: only tools and console exist');
-      },
-    });
+      };
+    }
+    const script = new vm.Script('(async function () {\n' + msg.code + '\n})', options);
     fn = script.runInContext(p.ctx, { displayErrors: false });
   } catch (e) {
     let text = 'the script could not be compiled';
