@@ -125,6 +125,10 @@ describe('wave ui: conversation', () => {
     });
     const ui = await startUi(s, modelArgs(m));
     const page = await openPage(browser, ui);
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    await page.reload();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await screenshot(page, 'conversation-empty');
     const input = page.getByRole('textbox', { name: 'Message' });
     await input.fill('Echo something through hello');
@@ -151,6 +155,9 @@ describe('wave ui: conversation', () => {
     expect(sent).toContain('HELLO-INSTRUCTIONS-END');
     expect(await page.textContent('body')).not.toContain('HELLO-INSTRUCTIONS-END');
     expect(await page.getByTestId('msg-user').count()).toBe(1);
+    // Everything the page loaded came from wave ui itself (no CDN), with the token.
+    expect(requested.length).toBeGreaterThanOrEqual(4);
+    for (const url of requested) expect(url.startsWith(`${ui.base}/`), url).toBe(true);
     // Reload: the same session, from the server.
     await page.reload();
     await page.getByText('All done here.').waitFor();
