@@ -137,6 +137,9 @@ describe('wave ui: conversation', () => {
     await card.waitFor();
     expect(await card.textContent()).toContain('mcp__hello__echo');
     expect(await card.textContent()).toContain('hi from the page');
+    expect(await page.getByTestId('tool-call').locator('.tool-state').textContent()).toBe(
+      'waiting for approval',
+    );
     await screenshot(page, 'conversation-approval');
     await card.getByRole('button', { name: 'Allow once' }).click();
     await page.getByTestId('streaming').waitFor();
@@ -210,6 +213,7 @@ describe('wave ui: Settings -> MCP', () => {
     await writeUserConfig(s, {
       hello: { command: process.execPath, args: [hello], env: { API_TOKEN: 'sk-secret-value-123' } },
       remote: { url: 'https://user:pa55word@mcp.example.com/mcp?key=abc' },
+      off: { command: process.execPath, args: [hello] },
     });
     // An earlier connection on this machine leaves a tool snapshot.
     expect((await s.wave(['mcp', 'connect', 'hello'])).code).toBe(0);
@@ -224,6 +228,11 @@ describe('wave ui: Settings -> MCP', () => {
       JSON.stringify({ mcpServers: { ptool: { command: 'node', args: ['server.js'] } } }),
     );
     expect((await s.wave(['plugin', 'add', src])).code).toBe(0);
+    await writeFile(
+      join(s.workdir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: [hello] } } }),
+    );
+    expect((await s.wave(['mcp', 'disable', 'off'])).code).toBe(0);
     const m = await fakeModel({});
     const ui = await startUi(s, modelArgs(m));
     const page = await openPage(browser, ui);
@@ -241,10 +250,16 @@ describe('wave ui: Settings -> MCP', () => {
     expect(target).not.toContain('pa55word');
     expect(await page.textContent('body')).not.toContain('sk-secret-value-123');
     await screenshot(page, 'mcp-user-tab');
-    // The project tab: empty state that says how to add one.
+    // Switched off on this machine: disabled, no connect button.
+    const off = page.getByTestId('server-off');
+    expect(await off.getByTestId('status').textContent()).toBe('disabled');
+    expect(await off.getByTestId('action').count()).toBe(0);
+    // The project tab: a repository server not trusted here is off, and says how to trust it.
     await page.getByRole('tab', { name: /Project MCP/ }).click();
-    expect(await page.getByTestId('empty').textContent()).toContain(join(s.workdir, '.mcp.json'));
-    await screenshot(page, 'mcp-project-empty');
+    const repo = page.getByTestId('server-repo');
+    expect(await repo.getByTestId('status').textContent()).toBe('disabled');
+    expect(await repo.getByTestId('server-error').textContent()).toContain('wave mcp trust repo');
+    await screenshot(page, 'mcp-project-tab');
     await page.getByRole('tab', { name: /Plugin MCP/ }).click();
     const prow = page.getByTestId('server-ptool');
     await prow.waitFor();
@@ -417,6 +432,9 @@ describe('wave ui: Settings -> MCP', () => {
     expect(await page.getByTestId('file-panel').count()).toBe(0);
     await openMcp(page);
     await page.getByRole('tab', { name: /Project MCP/ }).click();
+    // An empty tab says how to add a server and where it goes.
+    expect(await page.getByTestId('empty').textContent()).toContain(join(s.workdir, '.mcp.json'));
+    await screenshot(page, 'mcp-project-empty');
     await page.getByRole('button', { name: 'Add project-level MCP server' }).click();
     expect(await input.inputValue()).toContain('"project"');
     await openMcp(page);

@@ -205,9 +205,10 @@ function focusInput(): void {
 
 function ToolCall(props: { call: NonNullable<UiMessage['toolCalls']>[number]; result?: UiMessage }) {
   const { call, result } = props;
-  const state = result ? (result.isError ? 'failed' : 'done') : 'running';
+  const asking = store.approvals.some((a) => a.fullName === call.name || a.tool === call.name);
+  const state = result ? (result.isError ? 'failed' : 'done') : asking ? 'waiting for approval' : 'running';
   return html`<details class="tool-call" data-testid="tool-call" data-tool=${call.name}>
-    <summary><span class="tool-name">${call.name}</span> <span class=${`tool-state ${state}`}>${state}</span></summary>
+    <summary><span class="tool-name">${call.name}</span> <span class=${`tool-state ${state.split(' ')[0]}`}>${state}</span></summary>
     <div class="tool-body">
       <div class="label">arguments</div>
       <pre>${JSON.stringify(call.arguments, null, 2)}</pre>
