@@ -356,11 +356,11 @@ describe('wave ui: Settings -> MCP', () => {
     await page.locator('[data-testid="server-hello"][data-status="connected"]').waitFor();
     const shown = Number(await page.getByTestId('mcp-settings').getAttribute('data-version'));
     // ...and only then the stale list arrives.
+    const received = () => page.evaluate(() => Number(document.documentElement.dataset.snapshotsReceived));
+    const before = await received();
     release();
-    await page.waitForResponse('**/api/mcp/servers');
-    // Give the page the chance to (wrongly) apply it: a round trip through the server and the page.
-    await ui.api('GET', '/api/state');
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+    // Wait until the page has handled the stale list (it counts every snapshot it receives).
+    await page.waitForFunction((n) => Number(document.documentElement.dataset.snapshotsReceived) > n, before);
     expect(await page.getByTestId('server-hello').getAttribute('data-status')).toBe('connected');
     expect(
       Number(await page.getByTestId('mcp-settings').getAttribute('data-version')),

@@ -80,6 +80,12 @@ function toast(kind: Toast['kind'], text: string): void {
 }
 
 function applySnapshot(next: McpSnapshot): void {
+  // The highest version received, applied or not: hosts and tests can watch it.
+  const seen = Number(document.documentElement.dataset.snapshotVersionSeen ?? 0);
+  document.documentElement.dataset.snapshotVersionSeen = String(Math.max(seen, next.version));
+  document.documentElement.dataset.snapshotsReceived = String(
+    Number(document.documentElement.dataset.snapshotsReceived ?? 0) + 1,
+  );
   const mcp = newerSnapshot(store.mcp, next);
   if (mcp !== store.mcp) update({ mcp });
 }
