@@ -477,6 +477,26 @@ async function makeUnwritable(file: string): Promise<() => Promise<string>> {
   return () => readFile(aside, 'utf8');
 }
 
+describe('wave ui: no model configured', () => {
+  it('the settings page works; a message ends in an error that says how to configure a model', async () => {
+    const s = await sandbox();
+    await writeUserConfig(s, { hello: { command: process.execPath, args: [hello] } });
+    const ui = await startUi(s, []);
+    expect(ui.output()).toContain('No model is configured');
+    const page = await openPage(browser, ui);
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('hello?');
+    await input.press('Enter');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('--base-url');
+    await openMcp(page);
+    await page.getByTestId('server-hello').getByTestId('action').click();
+    await page.locator('[data-testid="server-hello"][data-status="connected"]').waitFor();
+    await closeUi(ui);
+  });
+});
+
 describe('wave ui: actions always settle', () => {
   it('a row whose server was removed meanwhile (page not told) ends in an error toast and a refreshed list', async () => {
     const s = await sandbox();

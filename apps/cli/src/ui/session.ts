@@ -6,7 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Agent, AgentHost, ApprovalAnswer, ApprovalRequest, McpServerView, Message } from '@wave/agent';
+import type {
+  Agent,
+  AgentHost,
+  ApprovalAnswer,
+  ApprovalRequest,
+  McpServerView,
+  Message,
+  ModelAdapter,
+} from '@wave/agent';
 import {
   isLocallyDisabled,
   isMcpConfigError,
@@ -18,7 +26,7 @@ import {
 } from '@wave/mcp-config';
 import { createModel, modelSettingsFor } from '../agent-session';
 import { type GlobalOptions, loadWorld, type World } from '../context';
-import type { Io } from '../io';
+import { CliError, type Io } from '../io';
 import type { ModelFlags } from '../model-settings';
 import type { McpSnapshot, UiApproval, UiEvents, UiMessage, UiServer, UiState } from './api-types';
 
@@ -108,6 +116,16 @@ export function uiServer(v: McpServerView, local: LocalState, resolved?: Resolve
   return out;
 }
 
+/** The model when none is configured: every call fails with how to configure one. */
+export function unconfiguredModel(howTo: string): ModelAdapter {
+  return {
+    name: 'none',
+    async generate() {
+      throw new UiError('NO_MODEL', howTo, 400);
+    },
+  };
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
@@ -155,8 +173,19 @@ export class UiSession {
   /** Read the config, pick the model, create the host and its agent. Starts no MCP process. */
   static async create(io: Io, globals: GlobalOptions, flags: UiAgentFlags): Promise<UiSession> {
     const world = await loadWorld(io, globals);
-    const settings = await modelSettingsFor(io, world.home, flags);
-    const model = await createModel(settings);
+    // Without a model the settings page still works; sending a message says how to configure one.
+    let model: ModelAdapter;
+    let modelName: string;
+    try {
+      const settings = await modelSettingsFor(io, world.home, flags);
+      model = await createModel(settings);
+      modelName = `${settings.provider}:${settings.model}`;
+    } catch (err) {
+      if (!(err instanceof CliError)) throw err;
+      model = unconfiguredModel(err.message);
+      modelName = 'no model';
+      io.err(`wave ui: ${err.message}\n`);
+    }
     const { AgentHost } = await import('@wave/agent');
     const host = AgentHost.create({ home: world.home });
     let session: UiSession | undefined;
@@ -177,7 +206,7 @@ export class UiSession {
         isServerAllowed,
         canUseTool: (req) => (session as UiSession).ask(req),
       });
-      session = new UiSession(host, agent, world, `${settings.provider}:${settings.model}`);
+      session = new UiSession(host, agent, world, modelName);
       // A user server switched off on this machine never dials: a manual disconnect keeps it off.
       for (const s of world.servers) {
         if ((s.source === 'user' || s.source === 'constructor') && isLocallyDisabled(world.local, s))
