@@ -527,6 +527,19 @@ describe('wave ui: actions always settle', () => {
     await closeUi(ui);
   });
 
+  it('--open hands the URL (with its token) to the desktop opener', async () => {
+    const s = await sandbox();
+    const bin = join(s.root, 'bin');
+    await mkdir(bin);
+    const opened = join(s.root, 'opened.txt');
+    await writeFile(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+    const m = await fakeModel({});
+    const ui = await startUi(s, ['--open', ...modelArgs(m)], { PATH: `${bin}:${process.env.PATH ?? ''}` });
+    await waitForFile(opened);
+    expect(await readFile(opened, 'utf8')).toBe(ui.url);
+    await closeUi(ui);
+  });
+
   it('--port on a port in use exits 1 and leaves nothing running', async () => {
     const s = await sandbox();
     const { createServer } = await import('node:net');
@@ -633,3 +646,14 @@ describe('wave ui: Add through the agent, and shutdown', () => {
     });
   }
 });
+
+/** Wait (up to 30 s) until a file exists and is not empty. */
+async function waitForFile(file: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (text !== '') return;
+    if (Date.now() > deadline) throw new Error(`${file} was not written within 30 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
