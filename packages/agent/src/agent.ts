@@ -259,6 +259,7 @@ export class Agent {
   private readonly remembered: Map<string, string>;
   private readonly snapshots = new Map<string, ToolSnapshot>();
   private readonly written = new Map<string, string>();
+  private readonly seenTools = new Map<string, { tools: ServerRecord['tools']; fingerprint: string }>();
   private changeVersion = 0;
   private readonly unsubscribePool: () => void;
   private readonly guard: OutputGuard;
@@ -372,8 +373,11 @@ export class Agent {
     let pool: McpPoolApi;
     if (options.pool) pool = options.pool.lease(id, servers);
     else {
-      // INTEGRATION(elicitation): pass `onElicitation` (with the server name) to McpPool.create here
-      // once @wave/mcp-pool accepts it; until then servers see no elicitation capability (declined).
+      // INTEGRATION(elicitation): once @wave/mcp-pool has `onElicitation(server, request, { signal })`,
+      // add `onElicitation?: McpPoolOptions['onElicitation']` to AgentOptions and pass it here
+      // (`poolOptions` already spreads it through). Without a handler the pool declares no
+      // elicitation capability, so servers cannot elicit: the "declined" default. A shared pool
+      // takes the handler where the host creates it.
       pool = McpPool.create({ ...(options.poolOptions ?? {}), servers });
     }
     const agent = new Agent(
@@ -558,6 +562,12 @@ export class Agent {
    */
   replaceHistory(messages: readonly Message[]): void {
     this.assertAlive('replace the history');
+    if (this.turn) {
+      throw new AgentError(
+        'TURN_IN_PROGRESS',
+        'Cannot replace the history while a turn runs; wait for it to end.',
+      );
+    }
     this.history.splice(0, this.history.length, ...structuredClone([...messages]));
     this.persisted = 0;
     this.needsRewrite = true;
@@ -674,6 +684,10 @@ export class Agent {
       if (blockedReason) continue;
       const r = this.pool.get(server.name);
       if (r?.status !== 'connected') continue;
+      // The pool keeps one tools array per listing: the same array means nothing to compare.
+      const seen = this.seenTools.get(server.name);
+      if (seen && seen.tools === r.tools && seen.fingerprint === server.fingerprint) continue;
+      this.seenTools.set(server.name, { tools: r.tools, fingerprint: server.fingerprint });
       const tools = r.tools.map((t) => {
         const tool: ToolSnapshot['tools'][number] = { name: t.name };
         if (t.description !== undefined) tool.description = t.description;
@@ -682,23 +696,16 @@ export class Agent {
       });
       const key = stableHash([server.fingerprint, tools, r.instructions ?? null]);
       if (this.written.get(server.name) === key) continue;
-      const entry: ToolSnapshot = {
-        workdir: this.workdir,
+      const input: Parameters<ToolCache['write']>[1][number] = {
         server: server.name,
         fingerprint: server.fingerprint,
         tools,
         lastConnectedAt: r.lastConnectedAt ?? this.options.now?.() ?? Date.now(),
       };
-      if (r.instructions !== undefined) entry.instructions = r.instructions;
-      entries.push({
-        server: entry.server,
-        fingerprint: entry.fingerprint,
-        tools,
-        lastConnectedAt: entry.lastConnectedAt,
-        ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {}),
-      });
+      if (r.instructions !== undefined) input.instructions = r.instructions;
+      entries.push(input);
       this.written.set(server.name, key);
-      this.snapshots.set(server.name, entry);
+      this.snapshots.set(server.name, { ...input, workdir: this.workdir });
     }
     if (entries.length === 0) return;
     try {

@@ -11,10 +11,12 @@ import type { Exposure, ExposureInput, ExposurePlan, ToolRoute } from './types';
 export function flatExposure(options: BuildFlatToolsOptions = {}): Exposure {
   // Short forms declared earlier in this session, so a late call still maps back.
   const seen = new Map<string, string>();
+  // Sanitized schemas by the pool's schema object: an unchanged tool list is not sanitized again.
+  const build: BuildFlatToolsOptions = { ...options, schemaCache: options.schemaCache ?? new WeakMap() };
   return {
     mode: 'flat',
     plan(input: ExposureInput): ExposurePlan {
-      const flat = buildFlatTools(input.tools, options);
+      const flat = buildFlatTools(input.tools, build);
       for (const d of flat.declarations) {
         const target = flat.resolve(d.name);
         if (target) seen.set(d.name, target.fullName);
