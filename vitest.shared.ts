@@ -6,6 +6,8 @@ import { defineConfig, type ViteUserConfig } from 'vitest/config';
  * it if a process marked with that namespace survives.
  */
 const leakCheck = fileURLToPath(new URL('./packages/testkit/src/leak-check.ts', import.meta.url));
+/** Global home guard (testkit): a temporary WAVE_HOME for the whole run; fails it if ~/.wave appears. */
+const homeGuard = fileURLToPath(new URL('./packages/testkit/src/home-guard.ts', import.meta.url));
 
 /**
  * Shared vitest settings. Tests run on TypeScript source through the
@@ -21,7 +23,7 @@ export function waveVitestConfig(overrides: ViteUserConfig['test'] = {}): ViteUs
       testTimeout: 30_000,
       hookTimeout: 30_000,
       ...overrides,
-      globalSetup: [leakCheck, ...extraSetup],
+      globalSetup: [leakCheck, homeGuard, ...extraSetup],
     },
   });
 }

@@ -9,7 +9,19 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
+import type { KillResult, Ledger } from '@wave/proc-reaper';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
+import {
+  type ClientFeatureOverrides,
+  type ClientFeatures,
+  clientCapabilities,
+  featuresFor,
+  installClientFeatures,
+  type ListChangedEvent,
+  type ServerLogEntry,
+  ServerLogs,
+  workdirRoots,
+} from './client-features';
 import { type Clock, systemClock } from './clock';
 import { McpPoolError, type PoolErrorCode } from './errors';
 import { assertDialable, defaultTransportFactory } from './factory';
@@ -25,7 +37,12 @@ import {
   transition,
 } from './machine';
 import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
+import { isResponseTooLarge } from './oversize-line';
+import { createProcessLedger } from './process-ledger';
+import { ListCache, refreshLists } from './resources';
+import { listToolsLeniently } from './tool-list';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
+import type { PoolWarning } from './warnings';
 
 /** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -35,9 +52,16 @@ const CLOSE_SLACK_MS = 3_000;
 const EXIT_WAIT_MS = 250;
 const MAX_TOOL_PAGES = 100;
 
+/** What a server sent that the pool surfaces to hosts. @internal */
+export type ServerEvent =
+  | { type: 'log'; entry: ServerLogEntry }
+  | { type: 'listChanged'; list: ListChangedEvent['list'] };
+
 /** Abort reasons of a dial. */
 type DialAbort =
   | { kind: 'timeout'; ms: number }
+  /** The connection dropped after the handshake, while the dial was still listing tools. */
+  | { kind: 'lost'; loss: TransportLoss }
   | { kind: 'closed'; reason: CloseReason }
   | { kind: 'limit' };
 
@@ -55,6 +79,8 @@ interface Conn {
   refreshAgain?: boolean;
   /** A tools/list_changed arrived before the dial finished: list again once connected. */
   refreshAfterDial?: boolean;
+  /** `initialize` completed (a loss after it fails the dial at once, see onLost). */
+  handshaken?: boolean;
 }
 
 /**
@@ -129,16 +155,27 @@ interface PendingCall {
   abort: CallSignal;
   timedOut: boolean;
   timeoutMs: number;
+  /** With `onProgress`: `timeoutMs` is an idle limit that progress restarts, bounded by `maxAt`. */
+  idle?: { maxAt: number; maxMs: number };
 }
 
 /** Options of {@link PoolCore.callTool}. */
 export interface CallOptions {
   /** Cancels the call (the server gets `notifications/cancelled`); rejects with `CALL_ABORTED`. */
   signal?: AbortSignal | undefined;
-  /** Per-call timeout in ms; rejects with `CALL_TIMEOUT`. @default server `callTimeoutMs` ?? pool `timeouts.callMs` */
+  /**
+   * Per-call timeout in ms; rejects with `CALL_TIMEOUT`. With `onProgress`, an
+   * idle limit: every progress notification starts it again.
+   * @default server `callTimeoutMs` ?? pool `timeouts.callMs`
+   */
   timeoutMs?: number | undefined;
-  /** Progress notifications of this call. */
+  /**
+   * Progress notifications of this call (the request carries a progress
+   * token). Progress keeps the call alive past `timeoutMs`, up to `maxTotalMs`.
+   */
   onProgress?: ((progress: Progress) => void) | undefined;
+  /** Absolute limit of a call with `onProgress`. @default pool `timeouts.callMaxTotalMs` (3600000) */
+  maxTotalMs?: number | undefined;
 }
 
 function withoutUndefined<T extends object>(o: T): T {
@@ -209,6 +246,16 @@ export class PoolCore {
   private emitQueued = false;
   private destroyedFlag = false;
   private destroying: Promise<void> | undefined;
+  /** Client features (elicitation, sampling, roots) of the pool, and per-server overrides. */
+  private readonly features: ClientFeatures;
+  private readonly featureOverrides: ClientFeatureOverrides | undefined;
+  /** The last log messages of each server (by server name). */
+  readonly logs: ServerLogs;
+  private readonly serverEventListeners = new Set<(slot: Slot, event: ServerEvent) => void>();
+  /** Prompt and resource lists of live connections (see ListCache). */
+  readonly lists = new ListCache();
+  /** Clients that declared roots (they get `notifications/roots/list_changed`). */
+  private readonly rootsClients = new WeakSet<Client>();
 
   constructor(opts: McpPoolOptions) {
     this.settings = resolveSettings(opts);
@@ -218,10 +265,20 @@ export class PoolCore {
       stableMs: this.reconnect.maxDelayMs,
     };
     this.clock = opts.clock ?? systemClock();
+    this.onWarning = opts.onWarning;
+    this.home = opts.home;
+    this.sweepOnStart = opts.sweepOnStart !== false;
     this.random = opts.random ?? Math.random;
     this.factory = opts.transportFactory ?? defaultTransportFactory;
     this.shared = opts.shared === true;
     this.markerNamespace = opts.markerNamespace;
+    this.features = {
+      onElicitation: opts.onElicitation,
+      onSampling: opts.onSampling,
+      roots: opts.roots === undefined ? workdirRoots(opts.workdir ?? process.cwd()) : opts.roots,
+    };
+    this.featureOverrides = opts.perServer;
+    this.logs = new ServerLogs(this.settings.logsPerServer);
   }
 
   get destroyed(): boolean {
@@ -237,6 +294,55 @@ export class PoolCore {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private readonly home: string | undefined;
+  private readonly sweepOnStart: boolean;
+  private ledgerInstance: Ledger | undefined;
+  private sweeping: Promise<KillResult[]> | undefined;
+  private swept = false;
+
+  /** The process ledger of this pool (created on first use; creating it does no I/O). */
+  private ledger(): Ledger {
+    this.ledgerInstance ??= createProcessLedger(this.home, (message) =>
+      this.warn({ code: 'LEDGER', message }),
+    );
+    return this.ledgerInstance;
+  }
+
+  /**
+   * Reap the process trees recorded by hosts that are no longer running, and
+   * delete their ledgers. Runs once on the first dial unless `sweepOnStart`
+   * is false; a call while one runs shares it. Never rejects.
+   */
+  sweepLedgers(): Promise<KillResult[]> {
+    this.swept = true;
+    if (this.sweeping) return this.sweeping;
+    const run = this.ledger()
+      .sweep({ graceMs: this.settings.killGraceMs })
+      .catch((err: unknown) => {
+        this.warn({
+          code: 'LEDGER',
+          message: `Could not sweep the process ledgers of earlier hosts: ${errText(err)}.`,
+        });
+        return [] as KillResult[];
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    this.sweeping = run;
+    this.track(run);
+    return run;
+  }
+  private readonly onWarning: ((warning: PoolWarning) => void) | undefined;
+
+  /** Tell the host's `onWarning` listener; its failures are its own. */
+  warn(warning: PoolWarning): void {
+    try {
+      this.onWarning?.(warning);
+    } catch {
+      // a listener's failure is its own
+    }
   }
 
   // ---------------------------------------------------------------- membership
@@ -385,6 +491,7 @@ export class PoolCore {
   }
 
   private startDial(slot: Slot, generation: number): void {
+    if (!this.swept && this.sweepOnStart) void this.sweepLedgers();
     const abort = new AbortController();
     if (generation === this.blockedGeneration) abort.abort({ kind: 'limit' } satisfies DialAbort);
     const conn: Conn = { generation, abort, settled: Promise.resolve() };
@@ -411,6 +518,14 @@ export class PoolCore {
           stderrBytes: this.settings.stderrBytes,
           killGraceMs: this.settings.killGraceMs,
           markerNamespace: this.markerNamespace,
+          maxMessageBytes: this.settings.maxMessageBytes,
+          ledger: this.ledger(),
+          onLedgerError: (err) =>
+            this.warn({
+              code: 'LEDGER',
+              server: server.name,
+              message: `MCP server "${server.name}": its process tree could not be recorded in the process ledger (${errText(err)}); if this host crashes, the next one cannot reap it.`,
+            }),
         }),
       );
       // A factory that answers after the dial was abandoned: close what it made.
@@ -429,16 +544,30 @@ export class PoolCore {
       }
       handle.onLost((loss) => this.onLost(slot, conn, loss));
       if (signal.aborted) throw signal.reason;
-      const client = new Client(this.settings.clientInfo, { capabilities: {} });
+      const features = featuresFor(server.name, this.features, this.featureOverrides);
+      const client = new Client(this.settings.clientInfo, { capabilities: clientCapabilities(features) });
       conn.client = client;
+      if (features.roots) this.rootsClients.add(client);
       client.onerror = () => {
         // Transport noise (stdout garbage, stream errors) is reported through diagnostics and onLost.
       };
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         void this.refreshTools(slot, conn);
+        this.serverEvent(slot, conn, { type: 'listChanged', list: 'tools' });
+      });
+      installClientFeatures(client, server.name, features, {
+        log: (entry) => this.serverEvent(slot, conn, { type: 'log', entry: { ...entry, server: '', at: 0 } }),
+        // Refresh what a host listed (like tools), then tell the host.
+        listChanged: (list) =>
+          void this.track(refreshLists(this, slot, list)).then(() =>
+            this.serverEvent(slot, conn, { type: 'listChanged', list }),
+          ),
       });
       await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
-      const listed = await raceAbort(this.listTools(client, signal), signal);
+      conn.handshaken = true;
+      if (conn.lost?.recoverable && !signal.aborted)
+        abort.abort({ kind: 'lost', loss: conn.lost } satisfies DialAbort);
+      const listed = await raceAbort(this.listTools(slot, client, signal), signal);
       this.dispatch(
         slot,
         withoutUndefined({
@@ -463,26 +592,39 @@ export class PoolCore {
       const error =
         stale || reason?.kind === 'closed' ? undefined : await this.describeDialFailure(slot, conn, err);
       if (!signal.aborted) abort.abort({ kind: 'closed', reason: 'failed' } satisfies DialAbort);
-      if (error) this.dispatch(slot, { type: 'DIAL_FAIL', generation, error });
+      if (error) {
+        const recoverable = reason?.kind === 'lost';
+        this.dispatch(slot, {
+          type: 'DIAL_FAIL',
+          generation,
+          error,
+          ...(recoverable ? { recoverable } : {}),
+        });
+      }
       await this.closeConn(slot, conn, 'failed');
     } finally {
       this.clock.clearTimeout(timer);
     }
   }
 
-  private async listTools(client: Client, signal: AbortSignal): Promise<{ tools: Tool[]; dropped: number }> {
+  private async listTools(
+    slot: Slot,
+    client: Client,
+    signal: AbortSignal,
+  ): Promise<{ tools: Tool[]; dropped: number }> {
     if (!client.getServerCapabilities()?.tools) return { tools: [], dropped: 0 };
-    const all: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-        signal,
-        timeout: NO_SDK_TIMEOUT,
+    // Each tool is checked on its own: one malformed tool never takes the server down.
+    const checked = await listToolsLeniently(client, { signal, timeout: NO_SDK_TIMEOUT }, MAX_TOOL_PAGES);
+    const name = slot.server.name;
+    for (const d of checked.dropped) {
+      this.warn({
+        code: 'TOOL_DROPPED',
+        server: name,
+        tool: d.tool,
+        message: `MCP server "${name}": tool "${d.tool}" is not usable and was left out (${d.reason}). The server's other tools are available; report this to the server's authors.`,
       });
-      all.push(...r.tools);
-      cursor = r.nextCursor;
-      if (!cursor) break;
     }
+    const all: Tool[] = checked.tools;
     const max = this.settings.maxToolsPerServer;
     return { tools: all.slice(0, max), dropped: Math.max(0, all.length - max) };
   }
@@ -498,6 +640,13 @@ export class PoolCore {
       return {
         code: 'CONNECTION_LIMIT',
         message: `MCP server "${name}" was not started: ${this.settings.maxConnections} connections are live and none is idle. Disconnect a server, or raise limits.maxConnections.`,
+        at: at(),
+      };
+    }
+    if (reason?.kind === 'lost') {
+      return {
+        code: 'CONNECTION_CLOSED',
+        message: `MCP server "${name}" connection lost while listing its tools: ${reason.loss.message}.`,
         at: at(),
       };
     }
@@ -584,6 +733,16 @@ export class PoolCore {
   private onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
     if (conn.lost || conn.closing) return;
     conn.lost = loss;
+    // Dropped after the handshake while the dial still lists tools: its requests may never be
+    // answered, so the dial fails now (and, being recoverable, retries) instead of timing out.
+    if (
+      conn.handshaken &&
+      loss.recoverable &&
+      !conn.abort.signal.aborted &&
+      slot.state.status !== 'connected'
+    ) {
+      conn.abort.abort({ kind: 'lost', loss } satisfies DialAbort);
+    }
     this.dispatch(slot, this.lostEvent(slot, conn, loss));
   }
 
@@ -621,7 +780,7 @@ export class PoolCore {
           return;
         }
         conn.refreshAfterDial = false;
-        const listed = await raceAbort(this.listTools(conn.client, conn.abort.signal), conn.abort.signal);
+        const listed = await this.boundedListTools(slot, conn, conn.client);
         this.dispatch(slot, {
           type: 'TOOLS',
           generation: conn.generation,
@@ -633,6 +792,31 @@ export class PoolCore {
       // Keep the previous tools: a failed refresh is not a failed connection.
     } finally {
       conn.refreshing = false;
+    }
+    // A change announced while a failed (or timed-out) listing ran: list again.
+    if (conn.refreshAgain && !conn.closing && slot.state.generation === conn.generation) {
+      void this.refreshTools(slot, conn);
+    }
+  }
+
+  /**
+   * One refresh listing, bounded like a dial (`connectTimeoutMs`): an
+   * unanswered `tools/list` ends, so the next `list_changed` starts a new one.
+   */
+  private async boundedListTools(slot: Slot, conn: Conn, client: Client) {
+    const ac = new AbortController();
+    const ms = slot.server.config.connectTimeoutMs ?? this.settings.connectMs;
+    const onAbort = () => ac.abort(conn.abort.signal.reason);
+    conn.abort.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = this.clock.setTimeout(
+      () => ac.abort(new Error(`tools/list not answered within ${ms} ms`)),
+      ms,
+    );
+    try {
+      return await raceAbort(this.listTools(slot, client, ac.signal), ac.signal);
+    } finally {
+      this.clock.clearTimeout(timer);
+      conn.abort.signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -847,10 +1031,14 @@ export class PoolCore {
       timedOut: false,
       timeoutMs,
     };
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
-      call.deadline = now + timeoutMs;
-      this.addDeadline(call);
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) call.deadline = now + timeoutMs;
+    if (opts.onProgress) {
+      const maxMs = opts.maxTotalMs ?? this.settings.callMaxTotalMs;
+      const maxAt = Number.isFinite(maxMs) && maxMs > 0 ? now + maxMs : Number.POSITIVE_INFINITY;
+      call.idle = { maxAt, maxMs };
+      call.deadline = Math.min(call.deadline, maxAt);
     }
+    if (call.deadline !== Number.POSITIVE_INFINITY) this.addDeadline(call);
     const onUserAbort = userSignal ? () => signal.abort(userSignal.reason) : undefined;
     if (onUserAbort) userSignal?.addEventListener('abort', onUserAbort, { once: true });
     slot.inFlight += 1;
@@ -866,10 +1054,21 @@ export class PoolCore {
     };
     const fail = (err: unknown): never => {
       done();
-      throw this.callError(slot, conn, tool, err, call.timedOut, timeoutMs, userSignal?.aborted === true);
+      throw this.callError(slot, conn, tool, err, call, userSignal?.aborted === true);
     };
     const requestOptions: RequestOptions = { signal: signal.asSignal(), timeout: NO_SDK_TIMEOUT };
-    if (opts.onProgress) requestOptions.onprogress = opts.onProgress;
+    const onProgress = opts.onProgress;
+    if (onProgress) {
+      requestOptions.onprogress = (progress) => {
+        // Progress restarts the idle limit (never past the absolute one); the
+        // deadline sweep re-arms for the later deadline when it fires.
+        const idle = call.idle;
+        if (idle && !call.timedOut && Number.isFinite(timeoutMs) && timeoutMs > 0) {
+          call.deadline = Math.min(this.clock.now() + timeoutMs, idle.maxAt);
+        }
+        onProgress(progress);
+      };
+    }
     let pending: Promise<CallToolResult>;
     try {
       pending = client.callTool(
@@ -941,12 +1140,22 @@ export class PoolCore {
     conn: Conn,
     tool: string,
     err: unknown,
-    timedOut: boolean,
-    timeoutMs: number,
+    call: PendingCall,
     aborted: boolean,
   ): McpPoolError {
     const name = slot.server.name;
-    if (timedOut) {
+    const timeoutMs = call.timeoutMs;
+    if (call.timedOut && call.idle) {
+      const total = call.deadline >= call.idle.maxAt;
+      return new McpPoolError(
+        'CALL_TIMEOUT',
+        total
+          ? `MCP server "${name}" did not finish "${tool}" within ${call.idle.maxMs} ms in all; the call was cancelled. Raise "timeouts.callMaxTotalMs" (or the call's maxTotalMs) if the tool runs longer.`
+          : `MCP server "${name}" reported no progress on "${tool}" for ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow between progress reports.`,
+        { server: name, cause: err },
+      );
+    }
+    if (call.timedOut) {
       return new McpPoolError(
         'CALL_TIMEOUT',
         `MCP server "${name}" did not answer "${tool}" within ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow.`,
@@ -963,6 +1172,8 @@ export class PoolCore {
       (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) ||
       conn.lost !== undefined ||
       conn.closing !== undefined ||
+      // The pipe to a stdio server broke (it closed its stdin): its loss is reported shortly.
+      (err as { code?: unknown } | undefined)?.code === 'EPIPE' ||
       // The transport closed and its loss is not reported yet (a stdio exit waits
       // briefly for the last stderr lines): the SDK answers "Not connected".
       conn.client?.transport === undefined;
@@ -985,6 +1196,13 @@ export class PoolCore {
         }),
       );
     }
+    if (isResponseTooLarge(err)) {
+      return new McpPoolError(
+        'RESPONSE_TOO_LARGE',
+        `MCP server "${name}" answered "${tool}", but ${err.message.replace(/^MCP error -?\d+:\s*/, '')}. Ask the tool for less (a smaller range or page), or raise limits.maxMessageBytes.`,
+        { server: name, cause: err },
+      );
+    }
     // The SDK prefixes "MCP error <code>: " on each side of the wire: say it once.
     const detail =
       err instanceof McpError
@@ -994,6 +1212,67 @@ export class PoolCore {
       server: name,
       cause: err,
     });
+  }
+
+  // ---------------------------------------------------------------- client features
+
+  /** Listen to log messages and list changes of every slot. */
+  onServerEvent(listener: (slot: Slot, event: ServerEvent) => void): () => void {
+    this.serverEventListeners.add(listener);
+    return () => this.serverEventListeners.delete(listener);
+  }
+
+  private serverEvent(slot: Slot, conn: Conn, event: ServerEvent): void {
+    // Only the current connection speaks for the slot.
+    if (slot.state.generation !== conn.generation || this.destroyedFlag) return;
+    if (event.type === 'log') {
+      event.entry.server = slot.server.name;
+      event.entry.at = this.clock.now();
+      this.logs.add(slot.key, event.entry);
+    }
+    for (const l of [...this.serverEventListeners]) {
+      try {
+        l(slot, event);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  /** The client of the slot's live connection, or undefined when it is not connected. */
+  connectedClient(slot: Slot): Client | undefined {
+    const s = slot.state;
+    return s.status === 'connected' ? slot.conns.get(s.generation)?.client : undefined;
+  }
+
+  /**
+   * A request other than a tool call starts on the slot: it counts as in
+   * flight (not evicted, not idled out). Call the returned function once done.
+   */
+  beginUse(slot: Slot): () => void {
+    slot.inFlight += 1;
+    slot.lastUsedAt = this.clock.now();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      slot.inFlight -= 1;
+      slot.lastUsedAt = this.clock.now();
+      if (slot.inFlight === 0 && slot.idleTimer === undefined && slot.state.status === 'connected') {
+        this.armIdle(slot);
+      }
+    };
+  }
+
+  /** Tell the connected servers of `slots` that declared roots that the roots changed. Never rejects. */
+  async sendRootsListChanged(slots: Iterable<Slot>): Promise<void> {
+    const sends: Promise<unknown>[] = [];
+    for (const slot of new Set(slots)) {
+      const client = this.connectedClient(slot);
+      if (!client || !this.rootsClients.has(client)) continue;
+      sends.push(client.sendRootsListChanged().catch(() => undefined));
+    }
+    await Promise.all(sends);
   }
 
   // ---------------------------------------------------------------- teardown

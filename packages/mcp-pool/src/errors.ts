@@ -13,6 +13,11 @@ export type PoolErrorCode =
   | 'CALL_ABORTED'
   /** The server answered a request with a JSON-RPC error, or sent something the client could not accept. */
   | 'SERVER_ERROR'
+  /**
+   * The server's answer was over the size limit of one message (stdio: one
+   * stdout line, `limits.maxMessageBytes`) and was dropped; the connection stays up.
+   */
+  | 'RESPONSE_TOO_LARGE'
   /** The connection closed while a call was in flight (crash, drop, disconnect, destroy). */
   | 'CONNECTION_CLOSED'
   /** The server's `type` is not `stdio`, `http` or `sse`. */

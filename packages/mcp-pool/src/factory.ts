@@ -1,18 +1,24 @@
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { assertConnectable, isMcpConfigError, type ResolvedServer } from '@wave/mcp-config';
 import { McpPoolError } from './errors';
 import { httpHandle } from './http-transport';
+import { inheritedEnvironment, resolveStdioCommand } from './stdio-command';
 import { stdioHandle, TrackedStdioTransport } from './stdio-transport';
 import type { TransportContext, TransportHandle } from './transport';
 
 /**
- * The environment of a stdio server: the SDK's safe allow-list of the parent
- * environment (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` on POSIX),
+ * The environment of a stdio server: an allow-list of the host's environment
+ * (POSIX: `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`; Windows: what
+ * programs need to start, such as `SYSTEMROOT`, `APPDATA`, `LOCALAPPDATA`,
+ * `PROGRAMFILES`, `TEMP`, `PATHEXT`, `COMSPEC`; see `WINDOWS_INHERITED_ENV`),
  * then the server's own `env` on top. Secrets in the host's environment are
  * not passed on unless the configuration names them.
  */
-export function stdioEnvironment(server: ResolvedServer): Record<string, string> {
-  return { ...getDefaultEnvironment(), ...(server.config.env ?? {}) };
+export function stdioEnvironment(
+  server: ResolvedServer,
+  platform: NodeJS.Platform = process.platform,
+  hostEnv: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  return inheritedEnvironment(platform, hostEnv, server.config.env ?? {});
 }
 
 /** The known transports. Anything else fails at connect time with `TRANSPORT_UNKNOWN`. */
@@ -86,14 +92,25 @@ function where(server: ResolvedServer): string {
 export function defaultTransportFactory(server: ResolvedServer, ctx: TransportContext): TransportHandle {
   assertDialable(server);
   if (server.transport === 'stdio') {
-    const t = new TrackedStdioTransport({
-      command: server.config.command!,
-      args: server.config.args ?? [],
-      env: stdioEnvironment(server),
+    const env = stdioEnvironment(server);
+    // Windows: PATHEXT lookup, and .cmd/.bat (npx) through cmd.exe. POSIX: unchanged.
+    const spawnAs = resolveStdioCommand(server.config.command!, server.config.args ?? [], {
+      platform: process.platform,
+      env,
       cwd: server.config.cwd,
+    });
+    const t = new TrackedStdioTransport({
+      command: spawnAs.command,
+      args: spawnAs.args,
+      env,
+      cwd: server.config.cwd,
+      windowsVerbatimArguments: spawnAs.windowsVerbatimArguments,
       stderrBytes: ctx.stderrBytes,
       killGraceMs: ctx.killGraceMs,
       markerNamespace: ctx.markerNamespace,
+      ...(ctx.maxMessageBytes !== undefined ? { maxLineBytes: ctx.maxMessageBytes } : {}),
+      ledger: ctx.ledger,
+      onLedgerError: ctx.onLedgerError,
       clock: ctx.clock,
       serverName: server.name,
       onSpawn: ctx.onPid,

@@ -1,6 +1,7 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { watchPostResponse } from './post-response-watch';
 import type { TerminateResult, TransportHandle, TransportLoss } from './transport';
 
 /** Options of {@link httpHandle}. */
@@ -12,7 +13,16 @@ export interface HttpHandleOptions {
   fetch?: FetchLike;
   /** What to call the server in messages: the *unexpanded* URL, never one with secrets. */
   displayUrl?: string | undefined;
+  /**
+   * Streamable HTTP: attempts to resume one interrupted event stream (a GET
+   * with `Last-Event-ID`, after the server's `retry` delay) before the
+   * connection counts as lost. @default 3
+   */
+  resumeAttempts?: number | undefined;
 }
+
+/** Default of {@link HttpHandleOptions.resumeAttempts}. */
+export const DEFAULT_RESUME_ATTEMPTS = 3;
 
 function isEventStream(res: Response): boolean {
   return (res.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
@@ -67,9 +77,12 @@ function watchBody(
  * and loss detection: the long-lived GET event stream failing (or, for
  * legacy SSE, ending), a
  * request failing at the network level, or the server forgetting our session
- * (404 with a session id) is reported through `onLost` as recoverable. The
- * SDK's own stream reconnection is disabled: the pool owns reconnection. There
- * is no fallback from http to sse.
+ * (404 with a session id) is reported through `onLost` as recoverable. A
+ * stream the server closes (or that breaks) before its response is resumed by
+ * the SDK with `Last-Event-ID` after the server's `retry` delay (SEP-1699),
+ * at most `resumeAttempts` times; that is part of the transport, and only a
+ * resumption that gives up is a lost connection (the pool then reconnects with
+ * its own backoff). There is no fallback from http to sse.
  */
 export function httpHandle(opts: HttpHandleOptions): TransportHandle {
   const baseFetch: FetchLike = opts.fetch ?? ((url, init) => globalThis.fetch(url, init));
@@ -80,20 +93,52 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
     lost?.({ kind: 'drop', recoverable: true, message, cause });
   };
 
+  const resumeAttempts = Math.max(1, Math.floor(opts.resumeAttempts ?? DEFAULT_RESUME_ATTEMPTS));
+  // Failed resumption attempts per interrupted stream (keyed by its last event id).
+  const resumeFailures = new Map<string, number>();
+  /**
+   * A resumption attempt failed. The SDK tries again after the server's
+   * `retry` delay, up to `resumeAttempts` times; the last failure (or an
+   * answer that ends resumption, `final`) is a lost connection.
+   */
+  const resumeFailed = (lastEventId: string, why: string, final: boolean, cause?: unknown) => {
+    const n = (resumeFailures.get(lastEventId) ?? 0) + 1;
+    resumeFailures.set(lastEventId, n);
+    if (final || n >= resumeAttempts) {
+      resumeFailures.delete(lastEventId);
+      report(
+        `could not resume an interrupted event stream (Last-Event-ID ${lastEventId}) after ${n} attempt${n === 1 ? '' : 's'}: ${why}`,
+        cause,
+      );
+    }
+  };
+
   const fetchImpl: FetchLike = async (url, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    // SEP-1699: a GET with Last-Event-ID resumes a stream the server closed
+    // (or that broke) before its response. It is part of the transport: only
+    // when resumption gives up is the connection lost.
+    const resuming = method === 'GET' ? headerOf(init, 'last-event-id') : null;
     let res: Response;
     try {
       res = await baseFetch(url, init);
     } catch (err) {
       if (!closing && !(init?.signal?.aborted ?? false)) {
-        report(`request failed: ${(err as Error)?.message ?? String(err)}${causeText(err)}`, err);
+        const why = `request failed: ${(err as Error)?.message ?? String(err)}${causeText(err)}`;
+        if (resuming !== null) resumeFailed(resuming, why, false, err);
+        else report(why, err);
       }
       throw err;
     }
-    const method = (init?.method ?? 'GET').toUpperCase();
     if (res.status === 404 && headerOf(init, 'mcp-session-id')) {
+      if (resuming !== null) resumeFailures.delete(resuming);
       report('the server no longer knows this session (HTTP 404)');
       return res;
+    }
+    if (resuming !== null) {
+      if (res.ok) resumeFailures.delete(resuming);
+      // 405: the server offers no GET stream, so the SDK stops trying.
+      else if (!closing) resumeFailed(resuming, `HTTP ${res.status}`, res.status === 405);
     }
     if (method === 'GET' && res.ok && res.body && isEventStream(res)) {
       const body = watchBody(res.body, (err) => {
@@ -110,6 +155,9 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
       });
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
+    // A response that breaks off mid-body is a lost connection (see watchPostResponse).
+    if (method === 'POST' && res.ok && res.body)
+      return watchPostResponse(res, (why, cause) => report(why, cause));
     return res;
   };
 
@@ -121,9 +169,11 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
       : new StreamableHTTPClientTransport(url, {
           requestInit,
           fetch: fetchImpl,
-          // The pool reconnects (with its own backoff and state); the SDK must not also do it.
+          // The SDK resumes interrupted event streams (SEP-1699: GET with Last-Event-ID after the
+          // server's `retry` delay), at most `resumeAttempts` times per stream; when it gives up,
+          // `resumeFailed` reports the loss and the pool reconnects with its own backoff.
           reconnectionOptions: {
-            maxRetries: 0,
+            maxRetries: resumeAttempts,
             initialReconnectionDelay: 1_000,
             maxReconnectionDelay: 30_000,
             reconnectionDelayGrowFactor: 1.5,

@@ -10,6 +10,17 @@ export {
   type ResolvedReconnectOptions,
   resolveReconnectOptions,
 } from './backoff';
+export type {
+  ClientFeatureOverrides,
+  ClientFeatures,
+  ClientRequestContext,
+  ElicitationHandler,
+  ElicitationResponse,
+  ListChangedEvent,
+  RootsProvider,
+  SamplingHandler,
+  ServerLogEntry,
+} from './client-features';
 export { type Clock, systemClock } from './clock';
 export type { CallOptions } from './core';
 export { isMcpPoolError, McpPoolError, type PoolErrorCode } from './errors';
@@ -37,6 +48,7 @@ export {
   type PoolSnapshot,
   type ServerRecord,
 } from './pool';
+export type { ServerRequestOptions } from './resources';
 export { TailBuffer } from './ring-buffer';
 export { stdioHandle, type TrackedStdioOptions, TrackedStdioTransport } from './stdio-transport';
 export type {
@@ -47,3 +59,4 @@ export type {
   TransportHandle,
   TransportLoss,
 } from './transport';
+export type { PoolWarning, PoolWarningCode } from './warnings';

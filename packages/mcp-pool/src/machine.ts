@@ -45,6 +45,12 @@ export interface MachineState {
    * still dial it).
    */
   dialed: boolean;
+  /**
+   * Closed to make room under the connection limit: not due for an automatic
+   * dial (so `ensureConnected()` does not dial it and evict another one), but
+   * dialed on demand by a call or `connect()`. Cleared by the next dial.
+   */
+  evicted?: boolean | undefined;
   /** Reconnection attempts started since the connection dropped (0 otherwise). */
   attempt: number;
   /**
@@ -82,7 +88,12 @@ export type MachineEvent =
       pid?: number | undefined;
       at: number;
     }
-  | { type: 'DIAL_FAIL'; generation: number; error: ServerErrorInfo }
+  /**
+   * The dial failed. `recoverable`: the connection was established and then
+   * dropped during the dial (http/sse): the first dial too waits and retries
+   * with backoff instead of ending in `error`.
+   */
+  | { type: 'DIAL_FAIL'; generation: number; error: ServerErrorInfo; recoverable?: boolean }
   /** The process of an in-flight stdio dial started. */
   | { type: 'PID'; generation: number; pid: number }
   /** The transport ended without being asked to: process exit (not recoverable) or http/sse drop (recoverable). */
@@ -158,6 +169,7 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           status: 'connecting',
           generation: event.generation,
           dialed: true,
+          evicted: undefined,
           attempt: 0,
           streak: 0,
           error: undefined,
@@ -193,6 +205,15 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
 
     case 'DIAL_FAIL': {
       if (event.generation !== s.generation) return same(s);
+      if (s.status === 'connecting' && event.recoverable === true && opts.maxReconnectAttempts > 0) {
+        return [
+          { ...down(s), status: 'reconnecting', attempt: 0, error: event.error },
+          [
+            { type: 'close', generation: event.generation, reason: 'failed' },
+            { type: 'scheduleRetry', generation: event.generation, attempt: 0 },
+          ],
+        ];
+      }
       if (s.status === 'connecting') {
         return [
           { ...down(s), status: 'error', error: event.error },
@@ -275,8 +296,15 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
 
     case 'IDLE': {
       if (event.generation !== s.generation || s.status !== 'connected') return same(s);
+      const evicted = event.reason === 'evicted';
       return [
-        { ...down(s), status: 'disconnected', dialed: false, error: undefined },
+        {
+          ...down(s),
+          status: 'disconnected',
+          dialed: evicted,
+          evicted: evicted || undefined,
+          error: undefined,
+        },
         [{ type: 'close', generation: s.generation, reason: event.reason }],
       ];
     }
@@ -289,7 +317,7 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
       // Always close the current generation (idempotent at the runtime), even if
       // the state looks closed: a disconnect must kill whatever may be running.
       return [
-        { ...down(s), status: 'disconnected', dialed: false, error: undefined },
+        { ...down(s), status: 'disconnected', dialed: false, evicted: undefined, error: undefined },
         [{ type: 'cancelRetry' }, { type: 'close', generation: s.generation, reason }],
       ];
     }

@@ -1,11 +1,24 @@
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { ReconnectOptions } from './backoff';
+import type {
+  ClientFeatureOverrides,
+  ElicitationHandler,
+  RootsProvider,
+  SamplingHandler,
+} from './client-features';
 import type { Clock } from './clock';
 import type { TransportFactory } from './transport';
+import type { PoolWarning } from './warnings';
 
 /** Hard limits of a pool. */
 export interface PoolLimits {
+  /**
+   * Largest message read from a stdio server (one stdout line), in bytes. A
+   * larger response fails its call at once with `RESPONSE_TOO_LARGE` and the
+   * connection stays up. @default 10485760 (10 MiB)
+   */
+  maxMessageBytes?: number;
   /** Tools kept per server; the rest are counted in `toolsDropped`. @default 64 */
   maxToolsPerServer?: number;
   /**
@@ -15,14 +28,23 @@ export interface PoolLimits {
    * @default 16
    */
   maxConnections?: number;
+  /** Log messages (`notifications/message`) kept per server for `logs(server)`. @default 100 */
+  logsPerServer?: number;
 }
 
 /** Time limits, in ms. A server's own `connectTimeoutMs` / `callTimeoutMs` / `idleTimeoutMs` wins. */
 export interface PoolTimeouts {
   /** Whole dial: spawn/connect, `initialize`, first tool listing. @default 30000 */
   connectMs?: number;
-  /** One tool call (the request is cancelled after it). @default 600000 */
+  /**
+   * One tool call (the request is cancelled after it). For a call with
+   * `onProgress`, this is an idle limit instead: each progress notification
+   * starts it again, and `callMaxTotalMs` bounds the whole call.
+   * @default 600000
+   */
   callMs?: number;
+  /** Absolute limit of a call with `onProgress`, however much progress it reports. @default 3600000 */
+  callMaxTotalMs?: number;
   /** `lazy` servers unused this long are closed (not sticky). `Infinity` = never. @default 600000 */
   idleMs?: number;
   /** Grace between SIGTERM and SIGKILL when killing a server's process tree. @default 2000 */
@@ -31,6 +53,27 @@ export interface PoolTimeouts {
 
 /** Options of {@link McpPool.create}. */
 export interface McpPoolOptions {
+  /**
+   * Told about what the pool tolerated or could not do, without failing a
+   * call or a connection: a malformed tool dropped from a server's list
+   * (`TOOL_DROPPED`, naming server, tool and why), a ledger that could not
+   * be written or swept (`LEDGER`). A throwing listener is ignored.
+   * @default ignore
+   */
+  onWarning?: (warning: PoolWarning) => void;
+  /**
+   * The wave home: every stdio process tree the pool spawns is recorded in a
+   * ledger under `<home>/processes/` (released when the tree is killed), so
+   * a later host can reap what a crashed one left behind.
+   * @default $WAVE_HOME, else ~/.wave (as `@wave/mcp-config` resolves it)
+   */
+  home?: string;
+  /**
+   * Reap the trees recorded by hosts that are no longer running, once, when
+   * the pool first dials (see {@link McpPool.sweepLedgers}).
+   * @default true
+   */
+  sweepOnStart?: boolean;
   /** The servers of this pool (usually `loadMcpConfig().servers`). @default [] */
   servers?: readonly ResolvedServer[];
   /** How the pool introduces itself in `initialize`. @default { name: 'wave-mcp-pool', version: '0.1.0' } */
@@ -54,6 +97,27 @@ export interface McpPoolOptions {
   stderrBytes?: number;
   /** proc-reaper marker namespace of spawned servers. @default process.env.WAVE_REAPER_NAMESPACE ?? 'wave' */
   markerNamespace?: string;
+  /** The directory the pool works for: the default root offered to servers. @default process.cwd() */
+  workdir?: string;
+  /**
+   * Answers servers' form-mode elicitation requests. Declared in `initialize`
+   * only when given. On `accept`, fields left out get the schema's defaults.
+   * @default undefined (not declared)
+   */
+  onElicitation?: ElicitationHandler;
+  /** Answers servers' sampling requests. Declared only when given. @default undefined (not declared) */
+  onSampling?: SamplingHandler;
+  /**
+   * The roots servers may work in (`roots/list`); `false` declares no roots.
+   * @default () => [{ uri: <workdir as file:// URL>, name: <its base name> }]
+   */
+  roots?: RootsProvider | false;
+  /**
+   * Per-server client features, by server name: a key given here replaces
+   * the pool's `onElicitation` / `onSampling` / `roots` for that server
+   * (`undefined` or `false` turns it off). @default {}
+   */
+  perServer?: ClientFeatureOverrides;
 }
 
 export interface ResolvedPoolSettings {
@@ -62,9 +126,12 @@ export interface ResolvedPoolSettings {
   maxConnections: number;
   connectMs: number;
   callMs: number;
+  callMaxTotalMs: number;
+  logsPerServer: number;
   idleMs: number;
   killGraceMs: number;
   stderrBytes: number;
+  maxMessageBytes: number;
 }
 
 function num(v: number | undefined, d: number, min: number): number {
@@ -78,8 +145,11 @@ export function resolveSettings(o: McpPoolOptions): ResolvedPoolSettings {
     maxConnections: Math.floor(num(o.limits?.maxConnections, 16, 1)),
     connectMs: num(o.timeouts?.connectMs, 30_000, 1),
     callMs: num(o.timeouts?.callMs, 600_000, 1),
+    callMaxTotalMs: num(o.timeouts?.callMaxTotalMs, 3_600_000, 1),
+    logsPerServer: Math.floor(num(o.limits?.logsPerServer, 100, 0)),
     idleMs: num(o.timeouts?.idleMs, 600_000, 0),
     killGraceMs: num(o.timeouts?.killGraceMs, 2_000, 0),
     stderrBytes: Math.floor(num(o.stderrBytes, 16_384, 256)),
+    maxMessageBytes: Math.floor(num(o.limits?.maxMessageBytes, 10 * 1024 * 1024, 1024)),
   };
 }

@@ -1,9 +1,20 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigSource, Lifecycle, ResolvedServer } from '@wave/mcp-config';
-import { type CallOptions, PoolCore, type Slot } from './core';
+import type { ListChangedEvent, ServerLogEntry } from './client-features';
+import { type CallOptions, PoolCore, type ServerEvent, type Slot } from './core';
 import { McpPoolError } from './errors';
 import type { ServerErrorInfo, ServerStatus } from './machine';
 import type { McpPoolOptions } from './options';
+import type { ServerRequestOptions } from './resources';
+import * as requests from './resources';
 
 /** What a pool (or lease) says about one configured server. A fresh object per call. */
 export interface ServerRecord {
@@ -89,6 +100,29 @@ export interface McpPoolApi {
   onChange(listener: (snapshot: PoolSnapshot) => void): () => void;
   /** Version of the last snapshot. */
   readonly version: number;
+  /** Every resource of a connected server (all pages). Never dials. */
+  listResources(server: string, opts?: ServerRequestOptions): Promise<Resource[]>;
+  /** Every resource template of a connected server (all pages). Never dials. */
+  listResourceTemplates(server: string, opts?: ServerRequestOptions): Promise<ResourceTemplate[]>;
+  /** Read one resource of a connected server. Never dials. */
+  readResource(server: string, uri: string, opts?: ServerRequestOptions): Promise<ReadResourceResult>;
+  /** Every prompt of a connected server (all pages). Never dials. */
+  listPrompts(server: string, opts?: ServerRequestOptions): Promise<Prompt[]>;
+  /** One prompt of a connected server, filled with `args`. Never dials. */
+  getPrompt(
+    server: string,
+    name: string,
+    args?: Record<string, string>,
+    opts?: ServerRequestOptions,
+  ): Promise<GetPromptResult>;
+  /** The last log messages (`notifications/message`) of a server, oldest first (`limits.logsPerServer`). */
+  logs(server: string): ServerLogEntry[];
+  /** Listen to servers' log messages; returns the unsubscribe function. */
+  onLog(listener: (entry: ServerLogEntry) => void): () => void;
+  /** Listen to a server's tools/prompts/resources list changing; returns the unsubscribe function. */
+  onListChanged(listener: (event: ListChangedEvent) => void): () => void;
+  /** Tell this pool's (or lease's) connected servers that the roots changed (`notifications/roots/list_changed`). Never rejects. */
+  sendRootsListChanged(): Promise<void>;
 }
 
 interface Entry {
@@ -119,6 +153,9 @@ abstract class PoolView implements McpPoolApi {
   private released = false;
   private readonly unsubscribe: () => void;
   private readonly resolved = Promise.resolve();
+  private readonly logListeners = new Set<(entry: ServerLogEntry) => void>();
+  private readonly listListeners = new Set<(event: ListChangedEvent) => void>();
+  private readonly unsubscribeServerEvents: () => void;
 
   protected constructor(
     protected readonly core: PoolCore,
@@ -133,6 +170,7 @@ abstract class PoolView implements McpPoolApi {
       this.entries.set(server.name, { server, slot: core.register(token, server), token, manual: false });
     }
     this.unsubscribe = core.subscribe(() => this.emit());
+    this.unsubscribeServerEvents = core.onServerEvent((slot, event) => this.serverEvent(slot, event));
   }
 
   get version(): number {
@@ -304,7 +342,121 @@ abstract class PoolView implements McpPoolApi {
       );
     }
     if (!e.slot.users.has(e.token)) this.core.use(e.token, e.slot);
+    // Closed to make room: dialed on demand (the hot path never gets here).
+    if (e.slot.state.evicted === true && e.slot.state.status === 'disconnected') {
+      return this.dialThenCall(e, tool, args, opts);
+    }
     return this.core.callTool(e.slot, tool, args, opts);
+  }
+
+  private async dialThenCall(
+    e: Entry,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    opts: CallToolOptions | undefined,
+  ): Promise<CallToolResult> {
+    const p = this.core.dial(e.slot, 'explicit');
+    if (p) await p;
+    return this.core.callTool(e.slot, tool, args, opts);
+  }
+
+  /** The connected entry of `server` for a request that never dials. */
+  private requestEntry(server: string, what: string): Entry {
+    const e = this.entries.get(server);
+    if (!e) throw unknownServer(server, this.entries.keys());
+    if (this.destroyed) throw this.destroyedError(`${what} on "${server}"`);
+    if (e.manual) {
+      throw new McpPoolError(
+        'SERVER_NOT_CONNECTED',
+        `Cannot ${what}: MCP server "${server}" was disconnected by hand. Use connect("${server}") first.`,
+        { server },
+      );
+    }
+    if (!e.slot.users.has(e.token)) this.core.use(e.token, e.slot);
+    return e;
+  }
+
+  private request<T>(server: string, what: string, run: (e: Entry) => Promise<T>): Promise<T> {
+    try {
+      return run(this.requestEntry(server, what));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  listResources(server: string, opts: ServerRequestOptions = {}): Promise<Resource[]> {
+    return this.request(server, 'list resources', (e) => requests.listResources(this.core, e.slot, opts));
+  }
+
+  listResourceTemplates(server: string, opts: ServerRequestOptions = {}): Promise<ResourceTemplate[]> {
+    return this.request(server, 'list resource templates', (e) =>
+      requests.listResourceTemplates(this.core, e.slot, opts),
+    );
+  }
+
+  readResource(server: string, uri: string, opts: ServerRequestOptions = {}): Promise<ReadResourceResult> {
+    return this.request(server, `read "${uri}"`, (e) => requests.readResource(this.core, e.slot, uri, opts));
+  }
+
+  listPrompts(server: string, opts: ServerRequestOptions = {}): Promise<Prompt[]> {
+    return this.request(server, 'list prompts', (e) => requests.listPrompts(this.core, e.slot, opts));
+  }
+
+  getPrompt(
+    server: string,
+    name: string,
+    args?: Record<string, string>,
+    opts: ServerRequestOptions = {},
+  ): Promise<GetPromptResult> {
+    return this.request(server, `get prompt "${name}"`, (e) =>
+      requests.getPrompt(this.core, e.slot, name, args, opts),
+    );
+  }
+
+  logs(server: string): ServerLogEntry[] {
+    const e = this.entry(server);
+    return this.core.logs.get(e.slot.key).map((entry) => ({ ...entry, server }));
+  }
+
+  onLog(listener: (entry: ServerLogEntry) => void): () => void {
+    this.logListeners.add(listener);
+    return () => {
+      this.logListeners.delete(listener);
+    };
+  }
+
+  onListChanged(listener: (event: ListChangedEvent) => void): () => void {
+    this.listListeners.add(listener);
+    return () => {
+      this.listListeners.delete(listener);
+    };
+  }
+
+  sendRootsListChanged(): Promise<void> {
+    if (this.destroyed) return this.resolved;
+    const slots: Slot[] = [];
+    for (const e of this.entries.values()) if (!e.manual) slots.push(e.slot);
+    return this.core.sendRootsListChanged(slots);
+  }
+
+  /** A server event of a slot, told under each name this view gives that slot. */
+  private serverEvent(slot: Slot, event: ServerEvent): void {
+    const listeners = event.type === 'log' ? this.logListeners : this.listListeners;
+    if (listeners.size === 0) return;
+    for (const e of this.entries.values()) {
+      if (e.slot !== slot || e.manual) continue;
+      const out: ServerLogEntry | ListChangedEvent =
+        event.type === 'log'
+          ? { ...event.entry, server: e.server.name }
+          : { server: e.server.name, list: event.list };
+      for (const l of [...listeners]) {
+        try {
+          (l as (v: typeof out) => void)(out);
+        } catch {
+          // a listener's failure is its own
+        }
+      }
+    }
   }
 
   async update(servers: readonly ResolvedServer[]): Promise<void> {
@@ -345,6 +497,7 @@ abstract class PoolView implements McpPoolApi {
     // Stop following the core (a long-lived shared pool must not keep released views alive),
     // after one last snapshot: everything disconnected.
     this.unsubscribe();
+    this.unsubscribeServerEvents();
     this.emit();
     const closes: Promise<void>[] = [];
     for (const e of this.entries.values()) closes.push(this.core.unregister(e.token, e.slot, 'idle'));
@@ -427,6 +580,16 @@ export class McpPool extends PoolView {
   /** True when created with `shared: true`. */
   get shared(): boolean {
     return this.core.shared;
+  }
+
+  /**
+   * Reap the process trees that hosts no longer running recorded under
+   * `<home>/processes/`, and delete their ledgers. The pool does this once
+   * by itself on its first dial (unless `sweepOnStart: false`); a call while
+   * a sweep runs shares it. Never rejects (failures go to `onWarning`).
+   */
+  sweepLedgers(): ReturnType<PoolCore['sweepLedgers']> {
+    return this.core.sweepLedgers();
   }
 
   /** Connections currently connecting, connected or reconnecting. */

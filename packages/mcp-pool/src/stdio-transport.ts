@@ -2,9 +2,10 @@ import { stat } from 'node:fs/promises';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { spawnTracked, type TrackedProcess } from '@wave/proc-reaper';
+import { type Ledger, spawnTracked, type TrackedProcess } from '@wave/proc-reaper';
 import { type Clock, systemClock } from './clock';
 import { McpPoolError } from './errors';
+import { oversizeLineReply } from './oversize-line';
 import { TailBuffer } from './ring-buffer';
 import type { TerminateResult, TransportDiagnostics, TransportHandle, TransportLoss } from './transport';
 
@@ -21,8 +22,25 @@ export interface TrackedStdioOptions {
   killGraceMs?: number;
   /** proc-reaper marker namespace. @default process.env.WAVE_REAPER_NAMESPACE ?? 'wave' */
   markerNamespace?: string | undefined;
-  /** Longest stdout line accepted, in bytes. @default 10 MiB */
+  /**
+   * Longest stdout line accepted, in bytes. A longer response fails its
+   * request at once with a JSON-RPC error (`data.reason: 'RESPONSE_TOO_LARGE'`)
+   * and the connection stays up; a longer line whose request id cannot be
+   * read ends the connection (reported like a half-close), so no request
+   * waits for an answer that was dropped. @default 10 MiB
+   */
   maxLineBytes?: number;
+  /**
+   * How long to wait for the process to exit after it closed its stdout (or
+   * its stdin broke), before the connection counts as lost. @default 500
+   */
+  halfCloseGraceMs?: number;
+  /** Records the spawned tree (released after the tree is killed). */
+  ledger?: Ledger | undefined;
+  /** Told when the ledger cannot be written (the connection goes on). */
+  onLedgerError?: ((err: unknown) => void) | undefined;
+  /** Passed to `spawn` (Windows `cmd /c` command lines are quoted by the caller). */
+  windowsVerbatimArguments?: boolean | undefined;
   /** How long to wait for the rest of stderr after the process exited, in ms. @default 100 */
   stderrDrainMs?: number;
   clock?: Clock;
@@ -37,6 +55,8 @@ export interface TrackedStdioOptions {
 type ExitInfo = { code: number | null; signal: string | null };
 
 const MAX_SAMPLES = 3;
+/** Bytes kept from each end of an over-long stdout line (where the request id is). */
+const EDGE_BYTES = 512;
 const SAMPLE_CHARS = 200;
 
 /**
@@ -54,10 +74,23 @@ export class TrackedStdioTransport implements Transport {
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
   /** Called once when the process exits without {@link close} having been called. */
   onexit?: ((info: ExitInfo & { stderrTail: string }) => void) | undefined;
+  /**
+   * Called once when the connection broke while the process runs on (it
+   * closed its stdout, its stdin broke, or it wrote a line that cannot be
+   * answered): the owner kills the tree.
+   */
+  onbroken?: ((what: string) => void) | undefined;
 
   private tracked: TrackedProcess | undefined;
   private readonly stderr: TailBuffer;
-  private stdoutPending: Buffer | undefined;
+  private stdoutPending: Buffer[] = [];
+  private stdoutPendingBytes = 0;
+  /** Start and end of a stdout line being skipped for being too long. */
+  private oversize: { head: Buffer; tail: Buffer; bytes: number } | undefined;
+  private broken: string | undefined;
+  private brokenTimer: unknown;
+  /** Sends waiting for the stdin pipe to drain (one set of listeners for all of them). */
+  private readonly drainWaiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
   private garbageCount = 0;
   private readonly garbageSamples: string[] = [];
   private messageCount = 0;
@@ -105,14 +138,22 @@ export class TrackedStdioTransport implements Transport {
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
         ...(this.opts.markerNamespace !== undefined ? { markerNamespace: this.opts.markerNamespace } : {}),
+        ...(this.opts.windowsVerbatimArguments ? { windowsVerbatimArguments: true } : {}),
       });
     } catch (err) {
       throw this.spawnError(err);
     }
     this.tracked = tracked;
     const child = tracked.child;
-    child.stdin?.on('error', (err) => this.onerror?.(err));
+    child.stdin?.on('error', (err: NodeJS.ErrnoException) => {
+      this.settleDrain(err);
+      if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.onBroken('closed its stdin');
+      this.onerror?.(err);
+    });
+    child.stdin?.on('drain', () => this.settleDrain());
+    child.stdin?.on('close', () => this.settleDrain(new Error('Not connected: the server closed its stdin')));
     child.stdout?.on('error', (err) => this.onerror?.(err));
+    child.stdout?.on('end', () => this.onBroken('closed its stdout'));
     child.stderr?.on('error', () => {});
     child.stdout?.on('data', (chunk: Buffer) => this.onStdout(chunk));
     child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
@@ -135,6 +176,15 @@ export class TrackedStdioTransport implements Transport {
     // Later 'error' events (e.g. kill failures) must never become uncaught exceptions.
     child.on('error', (err) => this.onerror?.(err));
     if (tracked.pid !== undefined) this.opts.onSpawn?.(tracked.pid);
+    const ledger = this.opts.ledger;
+    if (ledger && !this.closing) {
+      // Recorded before the handshake, so a host killed now leaves a tree the next host can sweep.
+      try {
+        await ledger.record(tracked);
+      } catch (err) {
+        this.opts.onLedgerError?.(err);
+      }
+    }
   }
 
   /** Write one JSON-RPC message to the child's stdin. */
@@ -155,20 +205,32 @@ export class TrackedStdioTransport implements Transport {
       }
       // Backpressure: wait for the pipe to drain, but settle also when the
       // pipe closes or fails first (the server exited or stopped reading and
-      // was killed), so no send() is left pending forever.
-      const settle = (err?: Error) => {
-        stdin.off('drain', onDrain);
-        stdin.off('close', onClose);
-        stdin.off('error', settle);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onDrain = () => settle();
-      const onClose = () => settle(new Error('Not connected: the server closed its stdin'));
-      stdin.on('drain', onDrain);
-      stdin.on('close', onClose);
-      stdin.on('error', settle);
+      // was killed), so no send() is left pending forever. The listeners are
+      // registered once at start, for every waiting send.
+      this.drainWaiters.push({ resolve, reject });
     });
+  }
+
+  private settleDrain(err?: Error): void {
+    for (const w of this.drainWaiters.splice(0)) {
+      if (err) w.reject(err);
+      else w.resolve();
+    }
+  }
+
+  /**
+   * The process closed its stdout or its stdin broke. If it does not exit
+   * within the grace period (an exit explains more), the connection is lost.
+   */
+  private onBroken(what: string): void {
+    if (this.closing || this.exitInfo || this.broken !== undefined) return;
+    this.broken = what;
+    this.brokenTimer = this.clock.setTimeout(() => {
+      this.brokenTimer = undefined;
+      if (this.closing || this.exitInfo) return;
+      this.fireClose();
+      this.onbroken?.(what);
+    }, this.opts.halfCloseGraceMs ?? 500);
   }
 
   /** Close the connection and kill the whole process tree. Idempotent. */
@@ -185,6 +247,11 @@ export class TrackedStdioTransport implements Transport {
     if (this.closing) return this.closing;
     this.closing = (async (): Promise<TerminateResult> => {
       this.fireClose();
+      if (this.brokenTimer !== undefined) {
+        this.clock.clearTimeout(this.brokenTimer);
+        this.brokenTimer = undefined;
+      }
+      this.settleDrain(new Error('Not connected: the transport was closed'));
       const tracked = this.tracked;
       if (!tracked) return { pids: [], survivors: [], forced: false, ms: 0 };
       try {
@@ -194,11 +261,14 @@ export class TrackedStdioTransport implements Transport {
       }
       try {
         const r = await tracked.kill({ graceMs: this.opts.killGraceMs ?? 2_000 });
+        if (r.survivors.length === 0) await this.opts.ledger?.release(tracked).catch(this.opts.onLedgerError);
         return { pids: r.pids, survivors: r.survivors, forced: r.forced, ms: r.ms };
       } catch (err) {
         return { pids: [tracked.pid], survivors: [], forced: false, ms: 0, error: String(err) };
       } finally {
-        this.stdoutPending = undefined;
+        this.stdoutPending = [];
+        this.stdoutPendingBytes = 0;
+        this.oversize = undefined;
         tracked.child.stdout?.removeAllListeners('data');
         tracked.child.stdout?.destroy();
         tracked.child.stderr?.destroy();
@@ -262,19 +332,86 @@ export class TrackedStdioTransport implements Transport {
   private onStdout(chunk: Buffer): void {
     if (this.closing) return;
     const max = this.opts.maxLineBytes ?? 10 * 1024 * 1024;
-    let buf = this.stdoutPending ? Buffer.concat([this.stdoutPending, chunk]) : chunk;
+    let start = 0;
     for (;;) {
-      const nl = buf.indexOf(10);
+      const nl = chunk.indexOf(10, start);
       if (nl === -1) break;
-      const line = buf.toString('utf8', 0, nl).replace(/\r$/, '');
-      buf = buf.subarray(nl + 1);
-      this.onLine(line);
+      const piece = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (this.oversize) {
+        this.growOversize(piece);
+        this.endOversize(max);
+        continue;
+      }
+      let line = piece;
+      if (this.stdoutPending.length > 0) {
+        this.stdoutPending.push(piece);
+        line = Buffer.concat(this.stdoutPending, this.stdoutPendingBytes + piece.length);
+        this.stdoutPending = [];
+        this.stdoutPendingBytes = 0;
+      }
+      if (line.length > max) {
+        this.oversize = {
+          head: line.subarray(0, EDGE_BYTES),
+          tail: line.subarray(-EDGE_BYTES),
+          bytes: line.length,
+        };
+        this.endOversize(max);
+        continue;
+      }
+      this.onLine(line.toString('utf8').replace(/\r$/, ''));
+      if (this.closing) return;
     }
-    if (buf.length > max) {
-      this.noteGarbage(`(a line longer than ${max} bytes)`);
-      buf = Buffer.alloc(0);
+    if (start >= chunk.length) return;
+    const rest = chunk.subarray(start);
+    if (this.oversize) {
+      this.growOversize(rest);
+      return;
     }
-    this.stdoutPending = buf.length > 0 ? buf : undefined;
+    this.stdoutPending.push(rest);
+    this.stdoutPendingBytes += rest.length;
+    if (this.stdoutPendingBytes > max) {
+      // Too long to keep: remember only its start and end (for the request id), skip the rest.
+      const all = Buffer.concat(this.stdoutPending, this.stdoutPendingBytes);
+      this.oversize = {
+        head: all.subarray(0, EDGE_BYTES),
+        tail: all.subarray(-EDGE_BYTES),
+        bytes: all.length,
+      };
+      this.stdoutPending = [];
+      this.stdoutPendingBytes = 0;
+    }
+  }
+
+  private growOversize(piece: Buffer): void {
+    const o = this.oversize;
+    if (!o || piece.length === 0) return;
+    o.bytes += piece.length;
+    o.tail =
+      piece.length >= EDGE_BYTES
+        ? Buffer.from(piece.subarray(-EDGE_BYTES))
+        : Buffer.concat([o.tail, piece]).subarray(-EDGE_BYTES);
+  }
+
+  /** A line over the limit ended: fail its request, or (id unknown) end the connection. */
+  private endOversize(max: number): void {
+    const o = this.oversize;
+    this.oversize = undefined;
+    if (!o) return;
+    const head = o.head.toString('utf8');
+    const tail = o.tail.toString('utf8').replace(/\r$/, '');
+    const reply = oversizeLineReply(head, tail, o.bytes, max);
+    this.noteGarbage(`(a line of ${o.bytes} bytes, over the limit of ${max}: ${head.slice(0, 80)}...)`);
+    if (reply.kind === 'reply') {
+      this.onmessage?.(reply.message);
+      return;
+    }
+    if (reply.kind === 'ignore') return;
+    // Which request it answered is unknown: every request would wait its full timeout.
+    if (this.closing || this.exitInfo || this.broken !== undefined) return;
+    this.broken = reply.what;
+    this.fireClose();
+    this.onbroken?.(reply.what);
   }
 
   private onLine(line: string): void {
@@ -305,6 +442,10 @@ export class TrackedStdioTransport implements Transport {
       for (const w of this.exitWaiters.splice(0)) w(info);
       if (!this.closing) this.onexit?.({ ...info, stderrTail: this.stderr.tail() });
     };
+    if (this.brokenTimer !== undefined) {
+      this.clock.clearTimeout(this.brokenTimer);
+      this.brokenTimer = undefined;
+    }
     if (!this.closing) {
       // The child is gone: pending requests fail now (ConnectionClosed), even if
       // a grandchild still holds stdout open.
@@ -343,6 +484,14 @@ export function stdioHandle(t: TrackedStdioTransport): TransportHandle {
       exitCode: info.code,
       signal: info.signal,
       stderrTail: info.stderrTail,
+    });
+  };
+  t.onbroken = (what) => {
+    lost?.({
+      kind: 'drop',
+      recoverable: false,
+      message: `the server process ${what} while still running; it was stopped`,
+      stderrTail: t.stderrTail(),
     });
   };
   return {

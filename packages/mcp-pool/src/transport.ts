@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServer } from '@wave/mcp-config';
+import type { Ledger } from '@wave/proc-reaper';
 import type { Clock } from './clock';
 
 /** How a transport ended without being asked to. */
@@ -83,6 +84,12 @@ export interface TransportContext {
   killGraceMs: number;
   /** Marker namespace for spawned processes (proc-reaper). */
   markerNamespace?: string | undefined;
+  /** Largest message (stdio: stdout line) accepted, in bytes. */
+  maxMessageBytes?: number | undefined;
+  /** The pool's process ledger: record every spawned tree in it (release it once killed). */
+  ledger?: Ledger | undefined;
+  /** Report a ledger that cannot be written (the connection goes on). */
+  onLedgerError?: ((err: unknown) => void) | undefined;
 }
 
 /**

@@ -226,6 +226,7 @@ export class FakeHandle implements TransportHandle {
           });
           const token = req.params._meta?.progressToken;
           if (token !== undefined) {
+            this.progressToken = token;
             await extra.sendNotification({
               method: 'notifications/progress',
               params: { progressToken: token, progress: 1, total: 2, message: 'half way' },
@@ -282,6 +283,18 @@ export class FakeHandle implements TransportHandle {
   }
 
   serverClosed(): void {}
+
+  /** Progress token of the last `wait` call that asked for progress. */
+  private progressToken: string | number | undefined;
+
+  /** Send one more progress notification for the last `wait` call that asked for progress. */
+  async progress(value: number): Promise<void> {
+    if (this.progressToken === undefined) throw new Error('no wait call asked for progress');
+    await this.server.notification({
+      method: 'notifications/progress',
+      params: { progressToken: this.progressToken, progress: value },
+    });
+  }
 
   /** Replace the tool list and tell the client (notifications/tools/list_changed). */
   async setTools(names: string[]): Promise<void> {

@@ -81,7 +81,7 @@ describe.each(['http', 'sse'] as const)('%s servers (loopback fixture)', (transp
     const gen = pool.get('remote')!.generation;
     await f.drop();
     await waitFor(() => pool.get('remote')?.status === 'connected' && pool.get('remote')!.generation > gen, {
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
     });
     expect(seen).toContain('reconnecting');
     expect(seen.at(-1)).toBe('connected');
@@ -95,7 +95,7 @@ describe.each(['http', 'sse'] as const)('%s servers (loopback fixture)', (transp
     const pool = make({ remote: { type: transport, url: f.url } }, fast);
     await pool.connect('remote');
     await f.stop();
-    await waitFor(() => pool.get('remote')?.status === 'error', { timeoutMs: 10_000 });
+    await waitFor(() => pool.get('remote')?.status === 'error', { timeoutMs: 30_000 });
     const err = pool.get('remote')?.error;
     expect(err?.code).toBe('RECONNECT_FAILED');
     expect(err?.message).toContain('3 reconnection attempts');
@@ -113,8 +113,18 @@ describe.each(['http', 'sse'] as const)('%s servers (loopback fixture)', (transp
       { reconnect: { initialDelayMs: 400, maxDelayMs: 400, maxAttempts: 5 }, random: () => 0.999 },
     );
     await pool.connect('remote');
+    // Seen through onChange, not by polling: the backoff wait may be shorter than a poll on a
+    // loaded machine, and the disconnect below runs before any timer can fire.
+    const reconnecting = new Promise<void>((resolve) => {
+      const off = pool.onChange((snap) => {
+        if (snap.servers[0]?.status === 'reconnecting') {
+          off();
+          resolve();
+        }
+      });
+    });
     await f.drop();
-    await waitFor(() => pool.get('remote')?.status === 'reconnecting', { timeoutMs: 5_000, intervalMs: 5 });
+    await reconnecting;
     const gen = pool.get('remote')!.generation;
     await pool.disconnect('remote');
     await new Promise((r) => setTimeout(r, 700));

@@ -211,6 +211,16 @@ const rows: Row[] = [
     [],
   ],
   [
+    'first dial dropped after the handshake (recoverable) -> reconnecting with backoff, not error',
+    connecting,
+    { type: 'DIAL_FAIL', generation: 1, error: err(), recoverable: true },
+    { status: 'reconnecting', attempt: 0, error: err() },
+    [
+      { type: 'close', generation: 1, reason: 'failed' },
+      { type: 'scheduleRetry', generation: 1, attempt: 0 },
+    ],
+  ],
+  [
     'lost while connecting ignored (the dial reports)',
     connecting,
     { type: 'LOST', generation: 1, error: err(), recoverable: false },
@@ -263,11 +273,25 @@ const rows: Row[] = [
     [{ type: 'close', generation: 1, reason: 'idle' }],
   ],
   [
-    'eviction is not sticky',
+    'eviction is not sticky, and not due for an automatic dial (dialed on demand)',
     connected,
     { type: 'IDLE', generation: 1, reason: 'evicted' },
-    { status: 'disconnected', dialed: false },
+    { status: 'disconnected', dialed: true, evicted: true },
     [{ type: 'close', generation: 1, reason: 'evicted' }],
+  ],
+  [
+    'an evicted slot is skipped by an automatic dial',
+    { ...fresh, dialed: true, evicted: true },
+    { type: 'DIAL', mode: 'auto', generation: 5 },
+    'same',
+    [],
+  ],
+  [
+    'an evicted slot dialed on demand: the flag is cleared',
+    { ...fresh, dialed: true, evicted: true },
+    { type: 'DIAL', mode: 'explicit', generation: 5 },
+    { status: 'connecting', generation: 5, dialed: true, evicted: undefined },
+    [{ type: 'dial', generation: 5 }],
   ],
   [
     'idle of an old generation ignored',

@@ -9,6 +9,7 @@ import {
   makeTempDir,
   realServer,
   type TempDir,
+  waitFor,
 } from '@wave/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpPool } from '../src/pool';
@@ -40,7 +41,8 @@ function poolOf(
 ): McpPool {
   const { servers } = mergeSources([{ source: 'user', servers: { [name]: spec } }], { workdir: tmp!.path });
   clock = countingClock();
-  pool = McpPool.create({ servers, markerNamespace: ns, clock });
+  // The pool works for the temp dir: that is the root it offers to servers.
+  pool = McpPool.create({ servers, markerNamespace: ns, clock, workdir: tmp!.path });
   return pool;
 }
 
@@ -83,5 +85,30 @@ describe('real MCP servers from npm', () => {
     expect(JSON.stringify(r.content)).toContain('pool test content');
     await p.disconnect('fs');
     expect(findProcessesByMarker(ns).filter(isPidAlive)).toEqual([]);
+  });
+
+  it('server-filesystem works in the roots the pool offers (its workdir), not in the directories of its command line', async () => {
+    const other = await makeTempDir('wave-fs-other-');
+    try {
+      await writeFile(join(tmp!.path, 'note.txt'), 'in the workdir');
+      await writeFile(join(other.path, 'note.txt'), 'outside the roots');
+      const p = poolOf('fs', realServer('filesystem', { allowedDirs: [other.path] }));
+      const rec = await p.connect('fs');
+      expect(rec.status).toBe('connected');
+      const toolName = rec.tools.some((t) => t.name === 'read_text_file') ? 'read_text_file' : 'read_file';
+      // The server replaces its allowed directories with the roots once it has listed them.
+      await waitFor(
+        async () => {
+          const r = await p.callTool('fs', toolName, { path: join(tmp!.path, 'note.txt') });
+          return !r.isError && JSON.stringify(r.content).includes('in the workdir');
+        },
+        { timeoutMs: 10_000 },
+      );
+      const outside = await p.callTool('fs', toolName, { path: join(other.path, 'note.txt') });
+      expect(outside.isError).toBe(true);
+      await p.disconnect('fs');
+    } finally {
+      await other.cleanup();
+    }
   });
 });

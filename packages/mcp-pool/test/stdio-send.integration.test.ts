@@ -56,7 +56,7 @@ describe.runIf(process.platform !== 'win32')('TrackedStdioTransport.send under b
     killPids([t.pid!]);
     const outcome = await Promise.race([
       waiting!,
-      new Promise<'pending'>((r) => setTimeout(() => r('pending'), 3000)),
+      new Promise<'pending'>((r) => setTimeout(() => r('pending'), 30_000).unref()),
     ]);
     expect(outcome).toBe('settled');
     await Promise.all(pending);

@@ -158,7 +158,14 @@ class Run {
     const { adapter, selfPid } = this.cfg;
     this.table = toTable(await adapter.listProcesses());
     this.ex = exclusionsFor(this.table, selfPid);
-    if (this.ex.pids.has(this.target.pid)) {
+    // A pid of ours whose start time differs from the recorded one was recycled
+    // into us (or an ancestor): it is not the target; the exclusions keep it safe.
+    const own = this.table.get(this.target.pid);
+    const recycled =
+      this.target.startTime !== undefined
+        ? own?.startTime !== undefined && own.startTime !== this.target.startTime
+        : !this.target.trustPid;
+    if (this.ex.pids.has(this.target.pid) && !recycled) {
       if (!(opts.allowSelfRoot && this.target.pid === selfPid)) {
         throw new ReaperError(
           'SELF_TARGET',

@@ -187,16 +187,26 @@ export function createLedger(opts: LedgerOptions): Ledger {
         } catch {
           continue; // another sweeper won the race
         }
-        for (const e of parsed.entries) {
-          // trustPid: false: the root pid is signalled only if its start time
-          // matches, so a pid recycled since the host died is left alone.
-          const target = { pid: e.pid, marker: e.marker, trustPid: false, startTime: e.startTime };
-          if (e.startTime === undefined) delete target.startTime;
-          results.push(await reaper.killTree(target, killOpts));
+        try {
+          for (const e of parsed.entries) {
+            // trustPid: false: the root pid is signalled only if its start time
+            // matches, so a pid recycled since the host died is left alone.
+            const target = { pid: e.pid, marker: e.marker, trustPid: false, startTime: e.startTime };
+            if (e.startTime === undefined) delete target.startTime;
+            // One entry that cannot be reaped never stops the others (nor leaves the file claimed).
+            try {
+              results.push(await reaper.killTree(target, killOpts));
+            } catch (err) {
+              warn(
+                `proc-reaper: could not reap pid ${e.pid} recorded in ${path}: ${(err as Error).message ?? String(err)}`,
+              );
+            }
+          }
+        } finally {
+          await unlink(claimed).catch((err: Error) => {
+            warn(`proc-reaper: could not remove swept ledger file ${claimed}: ${err.message}`);
+          });
         }
-        await unlink(claimed).catch((err: Error) => {
-          warn(`proc-reaper: could not remove swept ledger file ${claimed}: ${err.message}`);
-        });
       }
       return results;
     },

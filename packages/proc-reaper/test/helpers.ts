@@ -62,7 +62,7 @@ export function groupOrSessionMembers(id: number): number[] {
 }
 
 /** Poll `pred` every 10 ms until it is true; false after `timeoutMs`. */
-export async function waitFor(pred: () => boolean, timeoutMs = 5000): Promise<boolean> {
+export async function waitFor(pred: () => boolean, timeoutMs = 30_000): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (pred()) return true;
@@ -72,7 +72,7 @@ export async function waitFor(pred: () => boolean, timeoutMs = 5000): Promise<bo
 }
 
 /** First stdout line starting with `prefix` (rest of the line), bounded. */
-export function readLine(child: ChildProcess, prefix: string, timeoutMs = 10_000): Promise<string> {
+export function readLine(child: ChildProcess, prefix: string, timeoutMs = 30_000): Promise<string> {
   const stdout = child.stdout;
   if (!stdout) return Promise.reject(new Error('child has no stdout pipe'));
   return new Promise((resolve, reject) => {

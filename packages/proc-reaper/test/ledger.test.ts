@@ -208,7 +208,7 @@ describe.runIf(process.platform === 'linux')('createLedger (Linux)', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     cleanup.pid(host.pid);
-    const info = JSON.parse(await readLine(host, 'HOST ', 20_000)) as {
+    const info = JSON.parse(await readLine(host, 'HOST ', 60_000)) as {
       host: number;
       root: number;
       marker: string;

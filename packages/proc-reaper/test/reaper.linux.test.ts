@@ -253,7 +253,7 @@ describe.runIf(process.platform === 'linux')('killTree on real process trees (Li
         gid: 65534,
       });
       cleanup.pid(killer.pid);
-      const result = JSON.parse(await readLine(killer, 'RESULT ', 20_000)) as KillResult;
+      const result = JSON.parse(await readLine(killer, 'RESULT ', 60_000)) as KillResult;
       expect(result.survivors).toEqual([victim.pid]);
       expect(result.pids).toEqual([victim.pid]);
       // The default grace period is 2000 ms; a signal that is denied is not waited for.
