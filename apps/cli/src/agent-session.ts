@@ -1,5 +1,15 @@
-import type { Agent, ApprovalAnswer, ApprovalRequest, ModelAdapter, PermissionRules } from '@wave/agent';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type {
+  Agent,
+  ApprovalAnswer,
+  ApprovalRequest,
+  ModelAdapter,
+  PermissionRules,
+  SessionStore,
+} from '@wave/agent';
 import { isServerTrusted, type ResolvedServer, trustServer } from '@wave/mcp-config';
+import { closeUnansweredToolCalls } from './chat/history';
 import { type GlobalOptions, loadWorld, type World } from './context';
 import { trustSummary } from './dial';
 import { CliError, type Io } from './io';
@@ -29,6 +39,32 @@ export interface AgentSession {
   off: Map<string, string>;
   /** Trust a repository or plugin server now (bound to its fingerprint) and let the agent use it. */
   trust(name: string): Promise<void>;
+  /** Wait for the session's "allow always" answers to be written. */
+  flush(): Promise<void>;
+}
+
+/**
+ * "Allow always" answers of a session live beside its transcript
+ * (`<session files dir>/approvals.json`: full tool name -> definition hash),
+ * so `--resume` / `--continue` restore them. Missing or unreadable: none.
+ */
+async function readApprovals(file: string): Promise<Record<string, string>> {
+  try {
+    const data = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+    return Object.fromEntries(
+      Object.entries(data).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+  } catch {
+    return {};
+  }
+}
+
+async function writeApprovals(file: string, approvals: Record<string, string>): Promise<void> {
+  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600 });
+  await rename(tmp, file);
 }
 
 const TOOL_MODES = ['auto', 'flat', 'exec', 'gateway'] as const;
@@ -58,6 +94,12 @@ export async function modelSettingsFor(io: Io, home: string, flags: ModelFlags):
  * servers (asked on a terminal when `ask` is set; `--trust` trusts them now;
  * otherwise they stay off with a hint on stderr). Starts no process.
  */
+/** Answer tool calls a cancelled (or crashed) turn left without a result, so the next request is valid. */
+export function repairHistory(agent: Agent): void {
+  const fixed = closeUnansweredToolCalls(agent.getMessages());
+  if (fixed) agent.replaceHistory(fixed);
+}
+
 export async function openAgentSession(
   io: Io,
   globals: GlobalOptions,
@@ -106,7 +148,14 @@ export async function openAgentSession(
     world.local = await trustServer(world.home, server);
     return true;
   };
-  const { Agent } = await import('@wave/agent');
+  const { Agent, createJsonlSessionStore } = await import('@wave/agent');
+  const store: SessionStore = createJsonlSessionStore({ home: world.home });
+  // `--continue` is resolved here (not with sessionId 'latest') to find its approvals first.
+  const sessionId = opts.resume ?? (opts.continue ? (await store.list(world.workdir))[0]?.id : undefined);
+  const approvals =
+    sessionId !== undefined
+      ? await readApprovals(join(store.filesDir(world.workdir, sessionId), 'approvals.json'))
+      : {};
   const agent = await Agent.create({
     workdir: world.workdir,
     home: world.home,
@@ -117,11 +166,9 @@ export async function openAgentSession(
     ...(extra.permissions ? { permissions: extra.permissions } : {}),
     ...(extra.canUseTool ? { canUseTool: extra.canUseTool } : {}),
     ...(opts.toolMode !== undefined ? { toolMode: opts.toolMode as (typeof TOOL_MODES)[number] } : {}),
-    ...(opts.resume !== undefined
-      ? { sessionId: opts.resume }
-      : opts.continue
-        ? { sessionId: 'latest' }
-        : {}),
+    sessionStore: store,
+    rememberedApprovals: approvals,
+    ...(sessionId !== undefined ? { sessionId } : {}),
   }).catch((err: unknown) => {
     if ((err as { code?: string }).code === 'SESSION_NOT_FOUND')
       throw new CliError((err as Error).message, 1);
@@ -135,6 +182,16 @@ export async function openAgentSession(
       await agent.disconnectMcpServer(s.name).catch(() => undefined);
     }
   }
+  repairHistory(agent);
+  let saving: Promise<void> = Promise.resolve();
+  const approvalsFile = join(store.filesDir(world.workdir, agent.sessionId), 'approvals.json');
+  agent.on('allowAlways', (e) => {
+    approvals[e.fullName] = e.definitionHash;
+    const snapshot = { ...approvals };
+    saving = saving
+      .then(() => writeApprovals(approvalsFile, snapshot))
+      .catch((err: unknown) => io.err(`wave: could not save the approval: ${(err as Error).message}\n`));
+  });
   const trust = async (name: string): Promise<void> => {
     const server = world.servers.find((s) => s.name === name);
     if (!server) throw new CliError(`No MCP server named "${name}".`);
@@ -142,5 +199,5 @@ export async function openAgentSession(
     off.delete(name);
     await agent.reloadMcpConfig();
   };
-  return { agent, world, settings, model, off, trust };
+  return { agent, world, settings, model, off, trust, flush: () => saving };
 }

@@ -1,5 +1,5 @@
 import type { AgentEvents, Message, TurnResult } from '@wave/agent';
-import { type AgentCommandOptions, openAgentSession } from './agent-session';
+import { type AgentCommandOptions, openAgentSession, repairHistory } from './agent-session';
 import { contentText, formatArgs } from './chat/format';
 import { printJson } from './commands/config';
 import type { GlobalOptions } from './context';
@@ -9,8 +9,10 @@ import { CliError, type Io } from './io';
  * One tool call of `wave run --json`. Stable: fields are only ever added.
  */
 export interface RunToolCall {
-  /** The model's call id. */
+  /** The model's call id (absent for calls made inside another tool). */
   id?: string;
+  /** The `id` of the tool (Exec, the gateway) this call was made from. */
+  parent?: string;
   /** Full tool name, `mcp__<server>__<tool>` (or a built-in's name). */
   name: string;
   arguments: Record<string, unknown>;
@@ -19,8 +21,8 @@ export interface RunToolCall {
   /** Refused by a rule or by the non-interactive default (no `--allow` matched). */
   blocked: boolean;
   ms: number;
-  /** The result as the model saw it (text; images as `[image <type>]`). */
-  output: string;
+  /** The result as the model saw it (text; images as `[image <type>]`). Absent for calls made inside another tool. */
+  output?: string;
 }
 
 /**
@@ -68,32 +70,65 @@ export async function runPrompt(
   });
   const { agent } = session;
   const calls: RunToolCall[] = [];
-  const byId = new Map<string, RunToolCall>();
+  const byId = new Map<string, { call: RunToolCall; started: number }>();
   agent.on('warning', (w) => io.err(`wave: warning: ${w.message}\n`));
+  agent.on('message', (m: Message) => {
+    if (m.role === 'assistant') {
+      for (const tc of m.toolCalls ?? []) {
+        const call: RunToolCall = {
+          id: tc.id,
+          name: tc.name,
+          arguments: tc.arguments,
+          isError: false,
+          blocked: false,
+          ms: 0,
+          output: '',
+        };
+        calls.push(call);
+        byId.set(tc.id, { call, started: performance.now() });
+      }
+      return;
+    }
+    if (m.role !== 'tool') return;
+    const entry = byId.get(m.toolCallId);
+    if (!entry) return;
+    const { call } = entry;
+    call.output = contentText(m.content);
+    call.isError = m.isError === true;
+    if (!Number.isNaN(entry.started)) call.ms = Math.round(performance.now() - entry.started);
+    entry.started = Number.NaN;
+    if (!opts.json) report(call);
+  });
   agent.on('toolCall', (e: AgentEvents['toolCall']) => {
+    const own = e.callId !== undefined ? byId.get(e.callId) : undefined;
+    if (own) {
+      own.call.name = e.fullName;
+      own.call.blocked = e.blocked;
+      own.call.ms = Math.round(e.ms);
+      own.started = Number.NaN;
+      return;
+    }
+    // A call made inside another tool (an Exec script, the gateway's `call`): its
+    // result went to that tool, not to the model.
+    const running = [...byId.values()].filter((x) => !Number.isNaN(x.started));
     const call: RunToolCall = {
-      ...(e.callId !== undefined ? { id: e.callId } : {}),
       name: e.fullName,
       arguments: e.arguments,
       isError: e.isError,
       blocked: e.blocked,
       ms: Math.round(e.ms),
-      output: '',
     };
-    if (e.callId !== undefined) byId.set(e.callId, call);
+    if (running.length === 1 && running[0]?.call.id !== undefined) call.parent = running[0].call.id;
     calls.push(call);
+    if (!opts.json) report(call);
   });
-  agent.on('message', (m: Message) => {
-    if (m.role !== 'tool') return;
-    const call = byId.get(m.toolCallId);
-    if (!call) return;
-    call.output = contentText(m.content);
-    if (!opts.json) {
-      const mark = call.blocked ? 'denied' : call.isError ? 'failed' : 'ok';
-      io.err(`wave: tool ${call.name} ${formatArgs(call.arguments, 80)}: ${mark} (${call.ms} ms)\n`);
-      if (call.blocked) io.err(`      ${call.output.split('\n')[0]}\n`);
-    }
-  });
+  const report = (call: RunToolCall) => {
+    const mark = call.blocked ? 'denied' : call.isError ? 'failed' : 'ok';
+    io.err(
+      `wave: tool ${call.parent !== undefined ? '  ' : ''}${call.name} ${formatArgs(call.arguments, 80)}: ${mark} (${call.ms} ms)\n`,
+    );
+    if (call.blocked && call.output) io.err(`      ${call.output.split('\n')[0]}\n`);
+  };
 
   const controller = new AbortController();
   let aborted = false;
@@ -113,6 +148,7 @@ export async function runPrompt(
       message: (err as Error)?.message ?? String(err),
     };
   } finally {
+    if (aborted) repairHistory(agent);
     await agent.destroy();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

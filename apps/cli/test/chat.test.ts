@@ -46,7 +46,7 @@ describe('wave chat through a pseudo-terminal', () => {
     expect(t.screen()).toContain('openai-compatible:fake-1');
     t.keys('Say hi', 'Enter');
     await t.waitFor('Allow mcp__hello__echo?');
-    expect(t.screen()).toContain('Allow always (this session)');
+    expect(t.screen()).toContain('Allow always');
     expect(t.screen()).toContain('Deny');
     t.keys('Enter');
     await t.waitFor('Echo done.');
@@ -71,6 +71,14 @@ describe('wave chat through a pseudo-terminal', () => {
     t.keys('Enter');
     await t.waitFor(/^connected hello, 8 tools$/m);
     expect(running()).toBeGreaterThan(0);
+    const before = findProcessesByMarker(namespace);
+
+    // The direct form: a reconnect starts a new process.
+    t.keys('/mcp reconnect hello', 'Enter');
+    await waitForCount(t, 'connected hello, 8 tools', 2);
+    const after = findProcessesByMarker(namespace);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after).not.toEqual(before);
 
     t.keys('/tools', 'Enter');
     await t.waitFor('mcp__hello__sleep');
@@ -81,10 +89,11 @@ describe('wave chat through a pseudo-terminal', () => {
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
   });
 
-  it('Ctrl-C during a slow tool cancels the turn; a second Ctrl-C exits; no process is left', async () => {
+  it('Ctrl-C cancels a hanging model request, then a slow tool call; a second Ctrl-C exits; no process is left', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
     const model = await fakeModel([
+      { hang: true },
       { text: 'Sleeping.', toolCalls: [{ id: 's1', name: 'mcp__hello__sleep', arguments: { ms: 600_000 } }] },
     ]);
     const t = terminal(s, [
@@ -99,17 +108,141 @@ describe('wave chat through a pseudo-terminal', () => {
       'mcp__hello__sleep',
     ]);
     await t.waitFor('/help for commands');
+    // A model request that never answers: Ctrl-C aborts it (the socket closes).
+    t.keys('Hello?', 'Enter');
+    await waitFor(() => model.requests.length === 1, { timeoutMs: 60_000 });
+    t.keys('C-c');
+    await t.waitFor('Cancelled.');
+    await waitFor(() => model.requests[0]?.closedEarly === true, { timeoutMs: 15_000 });
     t.keys('Take a nap', 'Enter');
     await t.waitFor('● mcp__hello__sleep');
     expect(running()).toBeGreaterThan(0);
     t.keys('C-c');
-    await t.waitFor('Cancelled.');
+    await waitForCount(t, 'Cancelled.', 2);
     // The cancelled turn asked the model nothing more, and the prompt is back.
-    expect(model.requests).toHaveLength(1);
+    expect(model.requests).toHaveLength(2);
     await t.waitFor(/^> $/m);
     t.keys('C-c');
     await t.waitFor('EXIT=130');
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
+  it('"Allow always" holds for the session, also when it is resumed', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const echo = (id: string) => ({
+      text: '',
+      toolCalls: [{ id, name: 'mcp__hello__echo', arguments: { text: `echo ${id}` } }],
+    });
+    const model = await fakeModel([
+      echo('e1'),
+      { text: 'First done.' },
+      echo('e2'),
+      { text: 'Second done.' },
+      echo('e3'),
+      { text: 'Third done.' },
+    ]);
+    const args = ['chat', '--base-url', model.baseURL, '--model', 'fake-1', '--tool-mode', 'flat'];
+    let t = terminal(s, args);
+    await t.waitFor('/help for commands');
+    t.keys('one', 'Enter');
+    await t.waitFor('Allow mcp__hello__echo?');
+    t.keys('Down', 'Enter');
+    await t.waitFor('First done.');
+    t.keys('two', 'Enter');
+    await t.waitFor('Second done.');
+    expect(t.screen().split('Allow mcp__hello__echo?').length - 1).toBe(1);
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+
+    t = terminal(s, [...args, '--continue']);
+    await t.waitFor('/help for commands');
+    t.keys('three', 'Enter');
+    await t.waitFor('Third done.');
+    expect(t.screen()).toMatch(/^ {4}echo e3$/m);
+    expect(t.screen()).not.toContain('Allow mcp__hello__echo?');
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+  });
+
+  it('Ctrl-C on an approval question denies the call and cancels the turn; the chat goes on', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'q1', name: 'mcp__hello__echo', arguments: { text: 'no' } }] },
+      { text: 'Still here.' },
+    ]);
+    const t = terminal(s, ['chat', '--base-url', model.baseURL, '--model', 'fake-1', '--tool-mode', 'flat']);
+    await t.waitFor('/help for commands');
+    t.keys('one', 'Enter');
+    await t.waitFor('Allow mcp__hello__echo?');
+    t.keys('C-c');
+    await t.waitFor('Cancelled.');
+    expect(model.requests).toHaveLength(1);
+    t.keys('two', 'Enter');
+    await t.waitFor('Still here.');
+    // The cancelled call got a result, so the history stays valid for the model API.
+    const body = model.requests[1]?.body as
+      | { messages?: { role: string; tool_call_id?: string }[] }
+      | undefined;
+    expect((body?.messages ?? []).filter((m) => m.role === 'tool')).toMatchObject([{ tool_call_id: 'q1' }]);
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
+  it('Ctrl-C twice during a turn exits at once, servers stopped', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const model = await fakeModel([{ hang: true }]);
+    const t = terminal(s, ['chat', '--base-url', model.baseURL, '--model', 'fake-1']);
+    await t.waitFor('/help for commands');
+    t.keys('Hello?', 'Enter');
+    // The turn dialed hello, then asked the model, which never answers.
+    await waitFor(() => model.requests.length === 1 && running() > 0, { timeoutMs: 60_000 });
+    t.keys('C-c');
+    t.keys('C-c');
+    await t.waitFor('EXIT=130');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
+  it("/mcp shows a failed server's reason; --continue resumes the conversation; /clear forgets it", async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'broken', '--', join(s.root, 'no-such-server')]);
+    const model = await fakeModel([
+      { text: 'Noted: kumquat.' },
+      { text: 'It was kumquat.' },
+      { text: 'Fresh.' },
+    ]);
+    const args = ['chat', '--base-url', model.baseURL, '--model', 'fake-1'];
+    let t = terminal(s, args);
+    await t.waitFor('/help for commands');
+    t.keys('remember kumquat', 'Enter');
+    await t.waitFor('Noted: kumquat.');
+    t.keys('/mcp', 'Enter');
+    await t.waitFor('Which server?');
+    expect(t.screen()).toContain('broken (user): error');
+    t.keys('Enter');
+    await t.waitFor('Why it failed');
+    t.keys('Down', 'Enter');
+    await t.waitFor(/error: .*no-such-server/);
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+
+    t = terminal(s, [...args, '--continue']);
+    await t.waitFor('Resumed: 2 earlier messages');
+    expect(t.screen()).toContain('> remember kumquat');
+    t.keys('which word?', 'Enter');
+    await t.waitFor('It was kumquat.');
+    expect(JSON.stringify(model.requests[1]?.body)).toContain('remember kumquat');
+    t.keys('/clear', 'Enter');
+    await t.waitFor('Conversation cleared.');
+    t.keys('hello again', 'Enter');
+    await t.waitFor('Fresh.');
+    expect(JSON.stringify(model.requests[2]?.body)).not.toContain('kumquat');
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    expect(running()).toBe(0);
   });
 
   it('a repository server asks for trust first; refused, /mcp can trust and connect it later', async () => {

@@ -1,6 +1,11 @@
 import { createInterface } from 'node:readline';
 import type { Agent, ApprovalAnswer, ApprovalRequest, McpServerView, Message } from '@wave/agent';
-import { type AgentCommandOptions, type AgentSession, openAgentSession } from '../agent-session';
+import {
+  type AgentCommandOptions,
+  type AgentSession,
+  openAgentSession,
+  repairHistory,
+} from '../agent-session';
 import type { GlobalOptions } from '../context';
 import { CliError, type Io } from '../io';
 import { colors } from '../render';
@@ -45,10 +50,9 @@ function readLine(prompt: string, history: string[]): Promise<LineResult> {
     });
     rl.on('SIGINT', () => {
       if (rl.line !== '') {
-        // Ctrl-C on a typed line clears it, like a shell.
-        (rl as unknown as { line: string }).line = '';
-        process.stdout.write('\n');
-        rl.prompt();
+        // Ctrl-C on a typed line clears it, like a shell (Ctrl-E, Ctrl-U).
+        rl.write(null, { ctrl: true, name: 'e' });
+        rl.write(null, { ctrl: true, name: 'u' });
         return;
       }
       process.stdout.write('\n');
@@ -62,12 +66,21 @@ function readLine(prompt: string, history: string[]): Promise<LineResult> {
 
 /**
  * While a turn runs, stdin is in raw mode and read only for Ctrl-C (no echo
- * of stray keys into the streamed answer). Paused while a prompt owns stdin.
+ * of stray keys into the streamed answer). Other keys are typed ahead: they
+ * are given back to stdin for the next input line. Paused while a prompt
+ * owns stdin.
  */
 function interruptWatcher(onInterrupt: () => void): { pause(): void; resume(): void; stop(): void } {
   const stdin = process.stdin;
+  const typedAhead: Buffer[] = [];
   const onData = (d: Buffer) => {
-    if (d.includes(3)) onInterrupt();
+    const i = d.indexOf(3);
+    if (i < 0) {
+      typedAhead.push(d);
+      return;
+    }
+    typedAhead.push(d.subarray(0, i));
+    onInterrupt();
   };
   let active = false;
   const resume = () => {
@@ -84,8 +97,13 @@ function interruptWatcher(onInterrupt: () => void): { pause(): void; resume(): v
     stdin.pause();
     if (stdin.isTTY) stdin.setRawMode(false);
   };
+  const stop = () => {
+    pause();
+    const rest = Buffer.concat(typedAhead.splice(0));
+    if (rest.length > 0) stdin.unshift(rest);
+  };
   resume();
-  return { pause, resume, stop: pause };
+  return { pause, resume, stop };
 }
 
 /** `wave chat`: an interactive session. Resolves with the exit code. */
@@ -103,6 +121,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   const canUseTool = async (req: ApprovalRequest): Promise<ApprovalAnswer> => {
     watcher?.pause();
     try {
+      unspin();
       endLine();
       const { select, isCancel } = await import('@clack/prompts');
       // The call line is printed already; show the arguments again only when it cut them.
@@ -117,15 +136,16 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
         message: `Allow ${req.fullName}?`,
         options: [
           { value: 'allow', label: 'Allow once' },
-          { value: 'allow-always', label: 'Allow always (this session)' },
+          { value: 'allow-always', label: 'Allow always (this session, also when resumed)' },
           { value: 'deny', label: 'Deny' },
         ],
         initialValue: 'allow',
         ...(req.signal ? { signal: req.signal } : {}),
       });
       if (isCancel(answer)) {
-        // Ctrl-C on the question: deny and cancel the turn.
-        interrupt();
+        // Ctrl-C on the question: deny and cancel the turn (unless the turn is
+        // being cancelled already, which is what closed the question).
+        if (!req.signal?.aborted && !turn?.signal.aborted) interrupt();
         return 'deny';
       }
       return answer;
@@ -143,8 +163,22 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
 
   // ---- rendering of the agent's events ----
   let atLineStart = true;
+  // A spinner while waiting (terminal with colour only); it owns the current
+  // line, so it runs only at the start of a line and stops before any output.
+  let spinner: import('yocto-spinner').Spinner | undefined;
+  const { default: yoctoSpinner } = io.color ? await import('yocto-spinner') : { default: undefined };
+  const spin = (text: string) => {
+    if (!yoctoSpinner || !atLineStart) return;
+    spinner?.stop();
+    spinner = yoctoSpinner({ text: c.dim(text), stream: process.stdout, handleSignals: false }).start();
+  };
+  const unspin = () => {
+    spinner?.stop();
+    spinner = undefined;
+  };
   const write = (t: string) => {
     if (t === '') return;
+    unspin();
     out(t);
     atLineStart = t.endsWith('\n');
   };
@@ -160,14 +194,26 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   agent.on('modelEvent', (e) => {
     if (e.type === 'text-delta') write(e.text);
   });
+  const announced = new Set<string>();
   agent.on('toolCall', (e) => {
-    if (e.callId !== undefined) calls.set(e.callId, { blocked: e.blocked, isError: e.isError, ms: e.ms });
+    if (e.callId !== undefined && announced.has(e.callId)) {
+      calls.set(e.callId, { blocked: e.blocked, isError: e.isError, ms: e.ms });
+      return;
+    }
+    // A call made from inside another tool (an Exec script, the gateway).
+    const mark = e.blocked ? c.red('denied') : e.isError ? c.red('failed') : c.green('ok');
+    endLine();
+    write(
+      `  ${c.dim('↳')} ${e.fullName} ${c.dim(formatArgs(e.arguments, 80))} ${mark}${c.dim(` ${Math.round(e.ms)} ms`)}\n`,
+    );
   });
   agent.on('message', (m: Message) => {
     if (m.role === 'assistant' && m.toolCalls) {
       endLine();
+      for (const call of m.toolCalls) announced.add(call.id);
       for (const call of m.toolCalls)
         write(`${c.cyan('●')} ${c.bold(call.name)} ${c.dim(formatArgs(call.arguments))}\n`);
+      spin(`Running ${m.toolCalls.map((t) => t.name).join(', ')}…`);
     } else if (m.role === 'tool') {
       const info = calls.get(m.toolCallId);
       const text = contentText(m.content);
@@ -183,6 +229,7 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
       write(`  ${c.dim('⎿')} ${head}${ms}\n`);
       for (const l of lines) write(`    ${c.dim(l)}\n`);
       if (hiddenLines > 0) write(`    ${c.dim(`… ${hiddenLines} more lines (/expand to see all)`)}\n`);
+      spin('Thinking…');
     }
   });
 
@@ -191,27 +238,33 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
     if (interrupts >= 2) {
       exitRequested = true;
       turn?.abort();
+      // Whatever the turn is doing, leave now: the agent stops every server first.
+      void agent.destroy().finally(() => process.exit(130));
       return;
     }
+    endLine();
     if (turn) {
-      endLine();
       write(c.yellow('Cancelling… (Ctrl-C again to exit)\n'));
       turn.abort();
-    }
+    } else write(c.dim('(Ctrl-C again to exit, or /exit)\n'));
   }
 
   async function sendTurn(text: string): Promise<void> {
     turn = new AbortController();
     watcher = interruptWatcher(interrupt);
+    spin('Thinking…');
     try {
       await agent.sendMessage(text, { signal: turn.signal });
       endLine();
     } catch (err) {
       endLine();
       const code = (err as { code?: string }).code;
-      if (code === 'TURN_ABORTED' || turn.signal.aborted) write(`${c.yellow('Cancelled.')}\n`);
-      else write(`${c.red('error')} ${(err as Error)?.message ?? String(err)}\n`);
+      if (code === 'TURN_ABORTED' || turn.signal.aborted) {
+        repairHistory(agent);
+        write(`${c.yellow('Cancelled.')}\n`);
+      } else write(`${c.red('error')} ${(err as Error)?.message ?? String(err)}\n`);
     } finally {
+      unspin();
       watcher.stop();
       watcher = undefined;
       turn = undefined;
@@ -239,6 +292,10 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
+  // Ctrl-C reaches us as a key in raw mode; as a signal (from outside, or
+  // in a moment stdin is not raw) it means the same.
+  const onSigint = () => interrupt();
+  process.on('SIGINT', onSigint);
   const history: string[] = [];
   try {
     for (;;) {
@@ -264,7 +321,9 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    process.off('SIGINT', onSigint);
     await agent.destroy();
+    await session.flush();
     write(c.dim(`Session ${agent.sessionId} saved. Resume it with: wave chat --resume ${agent.sessionId}\n`));
   }
 }
