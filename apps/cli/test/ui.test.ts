@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type FakeModelServer, findProcessesByMarker, fixturePath, startFakeOpenAI } from '@wave/testkit';
 import type { Browser, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -166,6 +166,38 @@ describe('wave ui: conversation', () => {
     await page.getByText('All done here.').waitFor();
     expect(await page.getByTestId('msg-user').count()).toBe(1);
     await closeUi(ui, 'SIGINT');
+  });
+
+  it('an elicitation from an MCP server is a form on the page; the answer goes back to the server', async () => {
+    const s = await sandbox();
+    await writeUserConfig(s, {
+      cf: { command: process.execPath, args: [join(dirname(hello), 'client-features.mjs')] },
+    });
+    const m = await fakeModel({
+      steps: [{ toolCalls: [{ name: 'mcp__cf__ask', arguments: {} }] }, { text: 'Thanks, form received.' }],
+    });
+    const ui = await startUi(s, modelArgs(m));
+    const page = await openPage(browser, ui);
+    const input = page.getByRole('textbox', { name: 'Message' });
+    await input.fill('ask me');
+    await input.press('Enter');
+    await page.getByTestId('approval').getByRole('button', { name: 'Allow once' }).click();
+    const form = page.getByTestId('elicitation');
+    await form.waitFor();
+    expect(await form.textContent()).toContain('Who are you?');
+    // Defaults from the schema are filled in.
+    expect(await form.locator('input[name="name"]').inputValue()).toBe('John Doe');
+    await form.locator('input[name="name"]').fill('Ann');
+    await form.locator('input[name="nickname"]').fill('annie');
+    await screenshot(page, 'conversation-elicitation');
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await page.getByText('Thanks, form received.').waitFor();
+    expect(await form.count()).toBe(0);
+    const result = JSON.stringify(m.requests[1]?.body.messages.at(-1));
+    expect(result).toContain('accept');
+    expect(result).toContain('Ann');
+    expect(result).toContain('annie');
+    await closeUi(ui);
   });
 
   it('deny and allow always; the stop button ends a hanging turn', async () => {

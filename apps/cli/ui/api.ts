@@ -49,6 +49,8 @@ export function createApi(token: string) {
     stop: () => call<{ stopped: boolean }>('POST', '/api/stop'),
     answer: (id: string, answer: string) =>
       call<{ answered: boolean }>('POST', `/api/approvals/${encodeURIComponent(id)}`, { answer }),
+    answerForm: (id: string, body: { action: string; content?: Record<string, unknown> }) =>
+      call<{ answered: boolean }>('POST', `/api/elicitations/${encodeURIComponent(id)}`, body),
     servers: () => call<McpSnapshot>('GET', '/api/mcp/servers'),
     connect: (name: string) => call<McpSnapshot>('POST', `${server(name)}/connect`),
     disconnect: (name: string) => call<McpSnapshot>('POST', `${server(name)}/disconnect`),

@@ -4,7 +4,14 @@
  */
 import { html, render } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { McpSnapshot, UiApproval, UiMessage, UiServer, UiState } from '../src/ui/api-types';
+import type {
+  McpSnapshot,
+  UiApproval,
+  UiElicitation,
+  UiMessage,
+  UiServer,
+  UiState,
+} from '../src/ui/api-types';
 import { type Api, createApi, pageToken } from './api';
 import {
   actionButton,
@@ -39,6 +46,7 @@ interface Store {
   streaming: string;
   busy: boolean;
   approvals: UiApproval[];
+  elicitations: UiElicitation[];
   mcp?: McpSnapshot;
   pending: Record<string, PendingAction>;
   confirmDelete?: UiServer;
@@ -58,6 +66,7 @@ const store: Store = {
   streaming: '',
   busy: false,
   approvals: [],
+  elicitations: [],
   pending: {},
   deleting: false,
   toasts: [],
@@ -106,6 +115,7 @@ async function loadState(): Promise<void> {
       streaming: s.streaming,
       busy: s.busy,
       approvals: s.approvals,
+      elicitations: s.elicitations,
     });
     applySnapshot(s.mcp);
   } catch (err) {
@@ -127,6 +137,9 @@ function connectEvents(): void {
   });
   es.addEventListener('approvals', (e) =>
     update({ approvals: JSON.parse((e as MessageEvent).data).approvals }),
+  );
+  es.addEventListener('elicitations', (e) =>
+    update({ elicitations: JSON.parse((e as MessageEvent).data).elicitations }),
   );
   es.addEventListener('mcp', (e) => applySnapshot(JSON.parse((e as MessageEvent).data)));
   // After a dropped stream the browser reconnects by itself; catch up on what was missed.
@@ -241,7 +254,8 @@ function Messages() {
       )}
     ${store.streaming ? html`<div class="msg assistant streaming" data-testid="streaming"><div class="text">${store.streaming}</div></div>` : null}
     ${store.approvals.map((a) => html`<${ApprovalCard} key=${a.id} a=${a} />`)}
-    ${store.busy && !store.streaming && store.approvals.length === 0 ? html`<div class="thinking">Working...</div>` : null}
+    ${store.elicitations.map((f) => html`<${ElicitationForm} key=${f.id} f=${f} />`)}
+    ${store.busy && !store.streaming && store.approvals.length === 0 && store.elicitations.length === 0 ? html`<div class="thinking">Working...</div>` : null}
   </div>`;
 }
 
@@ -259,6 +273,53 @@ function ApprovalCard(props: { a: UiApproval }) {
       <button class="danger" onClick=${() => answer('deny')}>Deny</button>
     </div>
   </div>`;
+}
+
+/** A form an MCP server asks for: one input per schema property. */
+function ElicitationForm(props: { f: UiElicitation }) {
+  const { f } = props;
+  const fields = Object.entries(f.schema.properties ?? {});
+  const answer = (action: string, content?: Record<string, unknown>) =>
+    api
+      .answerForm(f.id, content ? { action, content } : { action })
+      .catch((err: Error) => toast('error', err.message));
+  const onSubmit = (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const content: Record<string, unknown> = {};
+    for (const [name, field] of fields) {
+      const el = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
+      if (!el) continue;
+      if (field.type === 'boolean') content[name] = (el as HTMLInputElement).checked;
+      else if (el.value === '') continue;
+      else if (field.type === 'number' || field.type === 'integer') content[name] = Number(el.value);
+      else content[name] = el.value;
+    }
+    void answer('accept', content);
+  };
+  return html`<form class="approval elicitation" aria-label=${`Form from ${f.server}`} data-testid="elicitation" onSubmit=${onSubmit}>
+    <div class="approval-title"><b>${f.server}</b> asks: ${f.message}</div>
+    ${fields.map(([name, field]) => {
+      const label = field.title ?? name;
+      const required = (f.schema.required ?? []).includes(name);
+      const def = field.default;
+      let input: unknown;
+      if (field.enum)
+        input = html`<select name=${name} required=${required}>${field.enum.map((o) => html`<option value=${o} selected=${o === def}>${o}</option>`)}</select>`;
+      else if (field.type === 'boolean')
+        input = html`<input type="checkbox" name=${name} checked=${def === true} />`;
+      else if (field.type === 'number' || field.type === 'integer')
+        input = html`<input type="number" name=${name} step=${field.type === 'integer' ? '1' : 'any'} value=${def ?? ''} required=${required} />`;
+      else input = html`<input type="text" name=${name} value=${def ?? ''} required=${required} />`;
+      return html`<label class="field"><span>${label}${required ? ' *' : ''}</span>${input}
+        ${field.description ? html`<small class="muted">${field.description}</small>` : null}</label>`;
+    })}
+    <div class="buttons">
+      <button class="primary" type="submit">Submit</button>
+      <button type="button" onClick=${() => answer('decline')}>Decline</button>
+      <button type="button" class="danger" onClick=${() => answer('cancel')}>Cancel</button>
+    </div>
+  </form>`;
 }
 
 function Composer() {

@@ -72,6 +72,22 @@ export interface UiApproval {
   reason: string;
 }
 
+/** A form an MCP server asks the user to fill in (MCP elicitation, form mode). */
+export interface UiElicitation {
+  id: string;
+  server: string;
+  message: string;
+  /** A flat JSON Schema object: `properties` of type string (maybe `enum`), number, integer or boolean. */
+  schema: {
+    type: 'object';
+    properties: Record<
+      string,
+      { type?: string; title?: string; description?: string; enum?: string[]; default?: unknown }
+    >;
+    required?: string[];
+  };
+}
+
 /** `GET /api/state`. */
 export interface UiState {
   sessionId: string;
@@ -82,6 +98,7 @@ export interface UiState {
   streaming: string;
   messages: UiMessage[];
   approvals: UiApproval[];
+  elicitations: UiElicitation[];
   mcp: McpSnapshot;
 }
 
@@ -91,6 +108,7 @@ export interface UiEvents {
   delta: { text: string };
   busy: { busy: boolean; error?: string; stopped?: boolean };
   approvals: { approvals: UiApproval[] };
+  elicitations: { elicitations: UiElicitation[] };
   mcp: McpSnapshot;
 }
 

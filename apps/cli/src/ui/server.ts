@@ -130,6 +130,11 @@ export async function startUiServer(options: UiServerOptions): Promise<RunningUi
       session.answer(decodeURIComponent(approval[1] as string), String(body.answer));
       return send(res, 200, { answered: true });
     }
+    const form = /^\/api\/elicitations\/([^/]+)$/.exec(path);
+    if (method === 'POST' && form) {
+      session.answerForm(decodeURIComponent(form[1] as string), await readJson(req));
+      return send(res, 200, { answered: true });
+    }
     if (method === 'GET' && path === '/api/mcp/servers') return send(res, 200, session.mcpSnapshot());
     const action = /^\/api\/mcp\/servers\/([^/]+)(?:\/(connect|disconnect|config-file))?$/.exec(path);
     if (action) {

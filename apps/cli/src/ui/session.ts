@@ -28,7 +28,15 @@ import { createModel, modelSettingsFor } from '../agent-session';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { CliError, type Io } from '../io';
 import type { ModelFlags } from '../model-settings';
-import type { McpSnapshot, UiApproval, UiEvents, UiMessage, UiServer, UiState } from './api-types';
+import type {
+  McpSnapshot,
+  UiApproval,
+  UiElicitation,
+  UiEvents,
+  UiMessage,
+  UiServer,
+  UiState,
+} from './api-types';
 
 /** An API failure with an HTTP status and a stable code. */
 export class UiError extends Error {
@@ -53,6 +61,17 @@ type Listener = <K extends keyof UiEvents>(event: K, data: UiEvents[K]) => void;
 interface Pending {
   view: UiApproval;
   resolve(answer: ApprovalAnswer): void;
+}
+
+/** What the user answers to a form. */
+export interface FormAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+interface PendingForm {
+  view: UiElicitation;
+  resolve(answer: FormAnswer): void;
 }
 
 /** Longest config file the read-only panel shows. */
@@ -141,6 +160,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 export class UiSession {
   private readonly listeners = new Set<Listener>();
   private readonly pending = new Map<string, Pending>();
+  private readonly forms = new Map<string, PendingForm>();
   private version = 0;
   private busy = false;
   private streaming = '';
@@ -187,8 +207,14 @@ export class UiSession {
       io.err(`wave ui: ${err.message}\n`);
     }
     const { AgentHost } = await import('@wave/agent');
-    const host = AgentHost.create({ home: world.home });
     let session: UiSession | undefined;
+    const host = AgentHost.create({
+      home: world.home,
+      poolOptions: {
+        onElicitation: (server, request, ctx) =>
+          session ? session.elicit(server, request, ctx.signal) : { action: 'cancel' },
+      },
+    });
     const isServerAllowed = async (server: ResolvedServer): Promise<boolean> => {
       if (isLocallyDisabled(world.local, server)) return false;
       if (isServerTrusted(world.local, server)) return true;
@@ -256,6 +282,7 @@ export class UiSession {
       streaming: this.streaming,
       messages,
       approvals: this.approvals(),
+      elicitations: [...this.forms.values()].map((f) => f.view),
       mcp: this.mcpSnapshot(),
     };
   }
@@ -288,6 +315,52 @@ export class UiSession {
       req.signal?.addEventListener('abort', onAbort, { once: true });
       this.emit('approvals', { approvals: this.approvals() });
     });
+  }
+
+  /** A server asks for a form: shown on the page until answered, cancelled by the server, or closed. */
+  elicit(
+    server: string,
+    request: { message: string; requestedSchema?: unknown },
+    signal?: AbortSignal,
+  ): Promise<FormAnswer> {
+    const id = randomUUID();
+    const view: UiElicitation = {
+      id,
+      server,
+      message: request.message,
+      schema: (request.requestedSchema ?? { type: 'object', properties: {} }) as UiElicitation['schema'],
+    };
+    const list = () => ({ elicitations: [...this.forms.values()].map((f) => f.view) });
+    return new Promise<FormAnswer>((resolve) => {
+      const done = (answer: FormAnswer) => {
+        if (!this.forms.delete(id)) return;
+        signal?.removeEventListener('abort', onAbort);
+        this.emit('elicitations', list());
+        resolve(answer);
+      };
+      const onAbort = () => done({ action: 'cancel' });
+      this.forms.set(id, { view, resolve: done });
+      if (signal?.aborted) return done({ action: 'cancel' });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.emit('elicitations', list());
+    });
+  }
+
+  /** Answer a pending form. */
+  answerForm(id: string, body: Record<string, unknown>): void {
+    const action = body.action;
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
+      throw new UiError('BAD_REQUEST', '"action" must be "accept", "decline" or "cancel".', 400);
+    const f = this.forms.get(id);
+    if (!f) throw new UiError('NOT_FOUND', `No pending form "${id}" (already answered?).`, 404);
+    const answer: FormAnswer = { action };
+    if (action === 'accept') {
+      const content = body.content;
+      if (typeof content !== 'object' || content === null || Array.isArray(content))
+        throw new UiError('BAD_REQUEST', '"content" must be an object of field values.', 400);
+      answer.content = content as FormAnswer['content'];
+    }
+    f.resolve(answer);
   }
 
   /** Answer a pending approval. */
@@ -415,6 +488,7 @@ export class UiSession {
     this.closing = (async () => {
       this.abort?.abort(new UiError('CLOSED', 'wave ui is shutting down.', 503));
       for (const p of [...this.pending.values()]) p.resolve('deny');
+      for (const f of [...this.forms.values()]) f.resolve({ action: 'cancel' });
       await this.host.close();
       await this.turn?.catch(() => undefined);
       this.listeners.clear();
