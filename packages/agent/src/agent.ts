@@ -388,7 +388,12 @@ export class Agent {
     else {
       // Elicitation: without a handler the pool declares no capability, so servers cannot ask
       // (the "declined" default). A shared pool takes its handler where the host creates it.
-      const poolOptions: McpPoolOptions = { ...(options.poolOptions ?? {}), servers };
+      // The servers' root (roots/list) is the agent's workdir unless the host says otherwise.
+      const poolOptions: McpPoolOptions = {
+        workdir: options.workdir,
+        ...(options.poolOptions ?? {}),
+        servers,
+      };
       if (options.onElicitation) poolOptions.onElicitation = options.onElicitation;
       pool = McpPool.create(poolOptions);
     }

@@ -1,4 +1,5 @@
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { fixturePath } from '@wave/testkit';
 import { describe, expect, test } from 'vitest';
 import type { ToolResultMessage } from '../src/model';
@@ -11,6 +12,20 @@ const clientFeatures = () => ({
 const askStep = { toolCalls: [{ name: 'mcp__cf__ask', arguments: {} }] };
 const toolText = (ms: { role: string }[]) =>
   textOf(ms.filter((m): m is ToolResultMessage => m.role === 'tool')[0]?.content);
+
+describe('client features', () => {
+  test('servers see the agent’s workdir as their root', async () => {
+    const w = await world();
+    const agent = await w.agent({
+      steps: [{ toolCalls: [{ name: 'mcp__cf__roots', arguments: {} }] }, { text: 'ok' }],
+      toolMode: 'flat',
+      mcpServers: { cf: clientFeatures() },
+      permissions: { allow: ['*'] },
+    });
+    await agent.sendMessage('roots?');
+    expect(toolText(agent.getMessages())).toContain(pathToFileURL(w.tmp.workdir).href);
+  });
+});
 
 describe('elicitation', () => {
   test('a server’s elicitation reaches onElicitation with the server name; the answer goes back', async () => {
