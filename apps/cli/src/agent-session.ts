@@ -108,6 +108,7 @@ export async function openAgentSession(
     ask: boolean;
     permissions?: PermissionRules;
     canUseTool?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+    onElicitation?: import('@wave/mcp-pool').ElicitationHandler;
   },
 ): Promise<AgentSession> {
   if (opts.resume !== undefined && opts.continue)
@@ -165,6 +166,7 @@ export async function openAgentSession(
     isServerAllowed,
     ...(extra.permissions ? { permissions: extra.permissions } : {}),
     ...(extra.canUseTool ? { canUseTool: extra.canUseTool } : {}),
+    ...(extra.onElicitation ? { onElicitation: extra.onElicitation } : {}),
     ...(opts.toolMode !== undefined ? { toolMode: opts.toolMode as (typeof TOOL_MODES)[number] } : {}),
     sessionStore: store,
     rememberedApprovals: approvals,

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   type FakeModelStep,
   findProcessesByMarker,
@@ -186,6 +186,48 @@ describe('wave chat through a pseudo-terminal', () => {
       | { messages?: { role: string; tool_call_id?: string }[] }
       | undefined;
     expect((body?.messages ?? []).filter((m) => m.role === 'tool')).toMatchObject([{ tool_call_id: 'q1' }]);
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
+  it("a server's elicitation form is asked field by field and answered", async () => {
+    const s = await sandbox();
+    const clientFeatures = join(dirname(hello), 'client-features.mjs');
+    await s.wave(['mcp', 'add', 'cf', '--', process.execPath, clientFeatures]);
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'k1', name: 'mcp__cf__ask', arguments: {} }] },
+      { text: 'Thanks.' },
+    ]);
+    const t = terminal(s, [
+      'chat',
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--tool-mode',
+      'flat',
+      '--allow',
+      'mcp__cf__ask',
+    ]);
+    await t.waitFor('/help for commands');
+    t.keys('ask me', 'Enter');
+    await t.waitFor('The MCP server "cf" asks: Who are you?');
+    await t.waitFor('Fill in the form');
+    t.keys('Enter');
+    for (const field of ['name', 'age', 'score', 'status', 'verified']) {
+      await t.waitFor(new RegExp(`◆ +${field}`));
+      t.keys('Enter');
+    }
+    await t.waitFor(/◆ +nickname \[optional\]/);
+    t.keys('JD', 'Enter');
+    await t.waitFor('Thanks.');
+    const body = model.requests[1]?.body as { messages?: { role: string; content?: unknown }[] } | undefined;
+    const result = JSON.parse(String((body?.messages ?? []).find((m) => m.role === 'tool')?.content));
+    expect(result).toEqual({
+      action: 'accept',
+      content: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true, nickname: 'JD' },
+    });
     t.keys('/exit', 'Enter');
     await t.waitFor('EXIT=0');
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });

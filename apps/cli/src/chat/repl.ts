@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Agent, ApprovalAnswer, ApprovalRequest, McpServerView, Message } from '@wave/agent';
+import type { ElicitationHandler } from '@wave/mcp-pool';
 import {
   type AgentCommandOptions,
   type AgentSession,
@@ -9,6 +10,7 @@ import {
 import type { GlobalOptions } from '../context';
 import { CliError, type Io } from '../io';
 import { colors } from '../render';
+import { askElicitation } from './elicit';
 import {
   CHAT_HELP,
   collapse,
@@ -154,10 +156,22 @@ export async function runChat(io: Io, globals: GlobalOptions, opts: ChatOptions)
     }
   };
 
+  const onElicitation: ElicitationHandler = async (server, request, ctx) => {
+    watcher?.pause();
+    try {
+      unspin();
+      endLine();
+      return await askElicitation(server, request, ctx.signal, out);
+    } finally {
+      if (turn) watcher?.resume();
+    }
+  };
+
   const session = await openAgentSession(io, globals, opts, {
     ask: true,
     permissions: { allow: opts.allow ?? [], deny: opts.deny ?? [] },
     canUseTool,
+    onElicitation,
   });
   const { agent } = session;
 
