@@ -56,7 +56,10 @@ export default waveTsupConfig({
   dts: false,
   // Commands load the MCP SDK and the prompts on demand (separate chunks).
   splitting: true,
-  noExternal: [/^@wave\//],
+  // jsonc-parser, commander and picocolors are bundled too: loaded from node_modules they cost
+  // ~100 ms of start-up (jsonc-parser's UMD build is several CommonJS files); bundled, jsonc-parser
+  // comes from its ES module build (mainFields below) and the rest is one file to parse.
+  noExternal: [/^@wave\//, 'jsonc-parser', 'commander', 'picocolors'],
   esbuildPlugins: [uiAssets],
   // Bundled CommonJS dependencies (the MCP SDK's) call require(): give them one.
   banner: {
@@ -64,5 +67,6 @@ export default waveTsupConfig({
   },
   esbuildOptions(options) {
     options.conditions = ['@wave/source'];
+    options.mainFields = ['module', 'main'];
   },
 });

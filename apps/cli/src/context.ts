@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createToolCache, type ToolCache } from '@wave/mcp-cache';
 import {
@@ -10,7 +11,7 @@ import {
   readLocalState,
   resolveHome,
 } from '@wave/mcp-config';
-import type { Io } from './io';
+import { CliError, type Io } from './io';
 
 /** Options every command shares. */
 export interface GlobalOptions {
@@ -32,6 +33,8 @@ export interface World {
 
 export function resolvePaths(io: Io, opts: GlobalOptions): { workdir: string; home: string } {
   const workdir = resolve(io.cwd, opts.cwd ?? '.');
+  if (opts.cwd !== undefined && !statSync(workdir, { throwIfNoEntry: false })?.isDirectory())
+    throw new CliError(`--cwd ${workdir} is not a folder.`, 2);
   const home = resolveHome({ env: io.env });
   return { workdir, home };
 }

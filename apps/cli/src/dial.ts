@@ -1,8 +1,14 @@
-import { isServerTrusted, type ResolvedServer, referencedVariables, trustServer } from '@wave/mcp-config';
+import {
+  isServerTrusted,
+  maskUrl,
+  type ResolvedServer,
+  referencedVariables,
+  trustServer,
+} from '@wave/mcp-config';
 import type { McpPool } from '@wave/mcp-pool';
 import type { World } from './context';
-import { CliError } from './io';
-import { isSecretName } from './secrets';
+import { CliError, oneLine } from './io';
+import { isSecretName, maskArgs } from './secrets';
 import { disabledBy } from './views';
 
 /** What a trust prompt shows: what would run, and which secrets it would receive. Pure. */
@@ -11,14 +17,23 @@ export function trustSummary(s: ResolvedServer): string {
   const lines: string[] = [];
   const where = s.source === 'plugin' ? `plugin "${s.plugin}"` : (s.file ?? s.source);
   lines.push(`The ${s.source} server "${s.name}" (from ${where}) has not run on this machine yet.`);
-  if (raw.url !== undefined) lines.push(`  It connects to: ${s.displayUrl ?? raw.url}`);
-  else lines.push(`  It runs: ${[raw.command ?? '', ...(raw.args ?? [])].join(' ')}`);
+  if (raw.url !== undefined) lines.push(`  It connects to: ${oneLine(s.displayUrl ?? maskUrl(raw.url))}`);
+  else lines.push(`  It runs: ${[raw.command ?? '', ...maskArgs(raw.args ?? [])].map(oneLine).join(' ')}`);
+  if (raw.cwd !== undefined) lines.push(`  In the folder: ${oneLine(raw.cwd)}`);
   const env = Object.keys(raw.env ?? {});
   if (env.length > 0) lines.push(`  It receives the environment variables: ${env.join(', ')}`);
   const headers = Object.keys(raw.headers ?? {}).filter((h) => isSecretName(h));
   if (headers.length > 0) lines.push(`  It receives the credential headers: ${headers.join(', ')}`);
   const vars = new Set<string>();
-  for (const v of [raw.url, ...Object.values(raw.headers ?? {}), ...Object.values(raw.env ?? {})]) {
+  const fields = [
+    raw.command,
+    ...(raw.args ?? []),
+    raw.cwd,
+    raw.url,
+    ...Object.values(raw.headers ?? {}),
+    ...Object.values(raw.env ?? {}),
+  ];
+  for (const v of fields) {
     if (typeof v === 'string') for (const name of referencedVariables(v)) vars.add(name);
   }
   if (vars.size > 0) lines.push(`  Values taken from your environment: ${[...vars].join(', ')}`);
@@ -60,9 +75,12 @@ export function ensureEnabled(world: World, s: ResolvedServer): void {
     throw new CliError(`"${s.name}" is disabled in ${s.file ?? 'its config'} ("disabled": true).`);
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const EXIT_ON_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
 /**
- * A pool for this command. On Ctrl-C or SIGTERM it is destroyed (every
- * process tree killed) before the process exits with 130 / 143.
+ * A pool for this command. On Ctrl-C, SIGTERM or SIGHUP it is destroyed (every
+ * process tree killed) before the process exits with 130 / 143 / 129.
  */
 export async function commandPool(
   servers: ResolvedServer[],
@@ -75,17 +93,23 @@ export async function commandPool(
     clientInfo: { name: 'wave', version: '0.0.0' },
     ...(opts.connectMs !== undefined ? { timeouts: { connectMs: opts.connectMs } } : {}),
   });
+  // Kept until every server is stopped: a second Ctrl-C (or a SIGTERM, or the terminal closing)
+  // while they are being stopped must not kill wave and orphan a server that ignores SIGTERM.
+  let exiting = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    void pool.destroy().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    if (exiting) return;
+    exiting = true;
+    void pool.destroy().finally(() => process.exit(EXIT_ON_SIGNAL[signal] ?? 1));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   return {
     pool,
     async close() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await pool.destroy();
+      try {
+        await pool.destroy();
+      } finally {
+        for (const signal of SIGNALS) process.off(signal, onSignal);
+      }
     },
   };
 }

@@ -1,3 +1,4 @@
+import { resolveHome } from '@wave/mcp-config';
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands } from './commands/agent';
 import { registerConfigCommands, registerPluginCommands } from './commands/config';
@@ -69,6 +70,14 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (err instanceof CliError) {
       io.err(`${err.message}\n`);
       return err.exitCode;
+    }
+    const sys = err as { code?: unknown; syscall?: unknown; path?: unknown };
+    if (typeof sys.code === 'string' && typeof sys.syscall === 'string' && typeof sys.path === 'string') {
+      // A file-system failure (WAVE_HOME under a file, a read-only disk, no space): say what and where.
+      io.err(
+        `wave: cannot ${sys.syscall} ${sys.path} (${sys.code}). Check that the folder exists and is writable (WAVE_HOME=${resolveHome({ env: io.env })}).\n`,
+      );
+      return 1;
     }
     io.err(`wave: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return 1;

@@ -1,5 +1,6 @@
 import type { ConfigIssue } from '@wave/mcp-config';
 import pc from 'picocolors';
+import { oneLine } from './io';
 import { relativeTime, type ServerView } from './views';
 
 type Colors = ReturnType<typeof pc.createColors>;
@@ -30,8 +31,8 @@ function statusText(v: ServerView, c: Colors): string {
 }
 
 function target(v: ServerView): string {
-  if (v.url !== undefined) return v.url;
-  return [v.command ?? '', ...(v.args ?? [])].join(' ').trim();
+  if (v.url !== undefined) return oneLine(v.url);
+  return [v.command ?? '', ...(v.args ?? [])].map(oneLine).join(' ').trim();
 }
 
 function toolsText(v: ServerView, now: number): string {
@@ -93,17 +94,19 @@ export function renderGet(v: ServerView, now: number, c: Colors): string {
   lines.push(`${c.bold(v.name)}  (${v.source}${v.plugin ? `: plugin ${v.plugin}` : ''})`);
   lines.push(`  status:     ${statusText(v, c)}`);
   lines.push(`  transport:  ${v.transport}`);
-  if (v.command !== undefined) lines.push(`  command:    ${v.command}`);
-  if (v.args !== undefined && v.args.length > 0) lines.push(`  args:       ${v.args.join(' ')}`);
-  if (v.url !== undefined) lines.push(`  url:        ${v.url}`);
-  for (const [k, val] of Object.entries(v.env ?? {})) lines.push(`  env:        ${k}=${val}`);
-  for (const [k, val] of Object.entries(v.headers ?? {})) lines.push(`  header:     ${k}: ${val}`);
+  if (v.command !== undefined) lines.push(`  command:    ${oneLine(v.command)}`);
+  if (v.args !== undefined && v.args.length > 0) lines.push(`  args:       ${v.args.map(oneLine).join(' ')}`);
+  if (v.url !== undefined) lines.push(`  url:        ${oneLine(v.url)}`);
+  for (const [k, val] of Object.entries(v.env ?? {}))
+    lines.push(`  env:        ${oneLine(k)}=${oneLine(val)}`);
+  for (const [k, val] of Object.entries(v.headers ?? {}))
+    lines.push(`  header:     ${oneLine(k)}: ${oneLine(val)}`);
   if (v.file !== undefined) lines.push(`  file:       ${v.file}`);
   lines.push(
     `  trusted:    ${v.trusted ? 'yes' : 'no (asked before the first connection; wave mcp trust to allow)'}`,
   );
   lines.push(`  tools:      ${toolsText(v, now)}`);
-  for (const t of v.tools?.list ?? []) lines.push(`    - ${t.name} (~${t.tokens} tokens)`);
+  for (const t of v.tools?.list ?? []) lines.push(`    - ${oneLine(t.name)} (~${t.tokens} tokens)`);
   for (const o of v.overrides) {
     lines.push(
       `  overrides:  the ${o.source} definition${o.file ? ` in ${o.file}` : o.plugin ? ` of plugin ${o.plugin}` : ''}`,

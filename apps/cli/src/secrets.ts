@@ -1,3 +1,5 @@
+import { maskUrl, maskValue, type ResolvedServer, referencedVariables } from '@wave/mcp-config';
+
 /** Environment variable names that hold secrets by convention. */
 const SECRET_NAME = /(^|_)(TOKEN|KEY|SECRET|PASSWORD|PASSWD|PAT|CREDENTIALS?)$|^(PASSWORD|API_?KEY)$/i;
 /** Header names that carry credentials. */
@@ -6,7 +8,7 @@ const REFERENCE_ONLY = /^(\s*(Bearer|Basic|Token)\s+)?(\$\{[A-Za-z_][A-Za-z0-9_]
 
 /** A literal secret about to be written into a file. */
 export interface SecretFinding {
-  kind: 'env' | 'header' | 'url';
+  kind: 'env' | 'header' | 'url' | 'arg';
   key: string;
 }
 
@@ -16,15 +18,23 @@ function isLiteral(value: string): boolean {
 
 /**
  * Literal secrets in a server definition: values of secret-looking env names
- * and credential headers that are not `${VAR}` references, and a password in
- * the URL. Pure.
+ * and credential headers that are not `${VAR}` references, a password in
+ * the URL, and credential arguments ({@link maskArgs}). Pure.
  */
 export function findLiteralSecrets(config: {
   env?: Record<string, string>;
   headers?: Record<string, string>;
   url?: string;
+  args?: unknown;
 }): SecretFinding[] {
   const out: SecretFinding[] = [];
+  if (Array.isArray(config.args) && config.args.every((a) => typeof a === 'string')) {
+    const args = config.args as string[];
+    const masked = maskArgs(args);
+    args.forEach((a, i) => {
+      if (masked[i] !== a) out.push({ kind: 'arg', key: String(masked[i]) });
+    });
+  }
   for (const [k, v] of Object.entries(config.env ?? {})) {
     if (SECRET_NAME.test(k) && isLiteral(v)) out.push({ kind: 'env', key: k });
   }
@@ -42,4 +52,125 @@ export function findLiteralSecrets(config: {
 /** Is an env or header name one whose value a user would not want shown or shared? Pure. */
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name) || SECRET_HEADER.test(name);
+}
+
+/** A command-line flag whose value is a credential: `--api-key`, `--token`, `-password`, `--auth`. */
+const SECRET_FLAG =
+  /^--?(?:[A-Za-z0-9]+[-_.])*(?:key|apikey|token|secret|password|passwd|pwd|pass|auth|credentials?|pat)$/i;
+const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+const HEADER_ARG = /^([A-Za-z0-9-]+)\s*:\s*(.*)$/s;
+
+/**
+ * Arguments as a person may see them: the values of credential flags
+ * (`--api-key=sk-...`, `--token sk-...`), of secret-looking `NAME=value`
+ * assignments and of credential header arguments (`Authorization: Bearer x`)
+ * are masked unless they are `${VAR}` references; URLs are masked with
+ * {@link maskUrl}. Pure.
+ */
+export function maskArgs(args: readonly string[]): string[] {
+  const out: string[] = [];
+  let maskNext = false;
+  for (const a of args) {
+    if (maskNext) {
+      maskNext = false;
+      if (!a.startsWith('-')) {
+        out.push(maskValue(a));
+        continue;
+      }
+    }
+    const eq = a.indexOf('=');
+    if (a.startsWith('-') && eq > 0) {
+      if (SECRET_FLAG.test(a.slice(0, eq))) {
+        out.push(`${a.slice(0, eq)}=${maskValue(a.slice(eq + 1))}`);
+        continue;
+      }
+    } else if (a.startsWith('-') && SECRET_FLAG.test(a)) {
+      maskNext = true;
+    }
+    const assignment = ENV_ASSIGNMENT.exec(a);
+    if (assignment?.[1] && SECRET_NAME.test(assignment[1])) {
+      out.push(`${assignment[1]}=${maskValue(assignment[2] ?? '')}`);
+      continue;
+    }
+    const header = HEADER_ARG.exec(a);
+    if (header?.[1] && SECRET_HEADER.test(header[1])) {
+      out.push(`${header[1]}: ${maskValue(header[2] ?? '')}`);
+      continue;
+    }
+    out.push(/^[a-z][a-z0-9+.-]*:\/\//i.test(a) ? maskUrl(a) : a);
+  }
+  return out;
+}
+
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * The secret values a server receives, as expanded for this run: values of
+ * secret-looking variables it references, of its secret-looking env entries
+ * and credential headers, the password and secret query values of its URL,
+ * and the values of credential flags in its arguments. Error messages and
+ * stderr lines are cleaned of them with {@link redact}. Pure.
+ */
+export function secretValues(server: ResolvedServer, env: NodeJS.ProcessEnv): string[] {
+  const found = new Set<string>();
+  const add = (v: string | undefined) => {
+    if (v !== undefined && v.length >= MIN_SECRET_LENGTH) found.add(v);
+  };
+  const raw = server.raw ?? server.config;
+  const texts = [
+    raw.command,
+    raw.url,
+    raw.cwd,
+    ...(raw.args ?? []),
+    ...Object.values(raw.env ?? {}),
+    ...Object.values(raw.headers ?? {}),
+  ];
+  for (const t of texts) {
+    if (typeof t !== 'string') continue;
+    for (const name of referencedVariables(t)) if (isSecretName(name)) add(env[name]);
+  }
+  for (const [k, v] of Object.entries(raw.headers ?? {}))
+    if (SECRET_HEADER.test(k)) for (const name of referencedVariables(v)) add(env[name]);
+  const cfg = server.config;
+  for (const [k, v] of Object.entries(cfg.env ?? {})) if (SECRET_NAME.test(k)) add(v);
+  for (const [k, v] of Object.entries(cfg.headers ?? {})) {
+    if (!SECRET_HEADER.test(k)) continue;
+    add(v);
+    add(v.replace(/^\s*(Bearer|Basic|Token|Bot|Digest|ApiKey)\s+/i, ''));
+  }
+  if (cfg.url !== undefined) {
+    try {
+      const u = new URL(cfg.url);
+      add(decodeURIComponent(u.password));
+      add(u.password);
+      if (u.username && !u.password) add(u.username);
+      for (const [k, v] of u.searchParams) if (SECRET_PARAM.test(k)) add(v);
+    } catch {
+      // not a URL: nothing to take from it
+    }
+  }
+  const args = cfg.args ?? [];
+  const masked = maskArgs(args);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if (masked[i] === a) continue;
+    const eq = a.indexOf('=');
+    const colon = a.indexOf(':');
+    add(a);
+    if (eq > 0) add(a.slice(eq + 1));
+    if (colon > 0) add(a.slice(colon + 1).trim());
+  }
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+const SECRET_PARAM = /token|key|secret|pass|pwd|auth|sig|credential|session|code/i;
+
+/** `text` with every one of `secrets` replaced by `****`. Pure. */
+export function redact(text: string, secrets: readonly string[]): string;
+export function redact(text: string | undefined, secrets: readonly string[]): string | undefined;
+export function redact(text: string | undefined, secrets: readonly string[]): string | undefined {
+  if (text === undefined) return undefined;
+  let out = text;
+  for (const s of secrets) out = out.split(s).join('****');
+  return out;
 }

@@ -8,6 +8,7 @@ import {
   type ResolvedServer,
   type ShadowedDefinition,
 } from '@wave/mcp-config';
+import { maskArgs } from './secrets';
 
 /** A tool as the CLI shows it. */
 export interface ToolView {
@@ -116,7 +117,7 @@ export function serverView(
   if (d.file !== undefined) v.file = d.file;
   if (d.plugin !== undefined) v.plugin = d.plugin;
   if (d.command !== undefined) v.command = d.command;
-  if (d.args !== undefined) v.args = d.args;
+  if (d.args !== undefined) v.args = maskArgs(d.args);
   if (d.url !== undefined) v.url = d.url;
   if (d.env !== undefined) v.env = d.env;
   if (d.headers !== undefined) v.headers = d.headers;

@@ -67,6 +67,12 @@ export interface ToolCacheOptions {
    */
   lockStaleMs?: number;
   /**
+   * A cache file larger than this is not read (it reads as empty, reported
+   * as `corrupt`, and the next write replaces it). Counted while reading.
+   * @default 67108864 (64 MiB)
+   */
+  maxFileBytes?: number;
+  /**
    * fsync the new file before renaming it into place (durability across
    * power loss, at some cost per write).
    * @default false
@@ -137,6 +143,9 @@ const TRANSIENT_READ_ERRORS = new Set([
   'ETIMEDOUT',
 ]);
 
+/** Default of {@link ToolCacheOptions.maxFileBytes}. */
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
 const LOCK_RETRY_MIN_MS = 5;
 const LOCK_RETRY_MAX_MS = 100;
 
@@ -199,6 +208,7 @@ export function createToolCache(opts: ToolCacheOptions = {}): ToolCache {
   const ttlMs = checkOption('ttlMs', opts.ttlMs, DEFAULT_TTL_MS, true);
   const lockTimeoutMs = checkOption('lockTimeoutMs', opts.lockTimeoutMs, 5000, false);
   const lockStaleMs = checkOption('lockStaleMs', opts.lockStaleMs, 15_000, false);
+  const maxFileBytes = checkOption('maxFileBytes', opts.maxFileBytes, DEFAULT_MAX_FILE_BYTES, false);
   const fs = opts.fs ?? nodeCacheFs();
   const clock = opts.clock;
   const now = (): number => (clock ? clock.now() : Date.now());
@@ -279,7 +289,7 @@ export function createToolCache(opts: ToolCacheOptions = {}): ToolCache {
       }
       key = st.key;
       if (memo?.key === key) return memo;
-      const got = await fs.readFile(file);
+      const got = await fs.readFile(file, maxFileBytes);
       key = got.key;
       const previous = memo ? new Map(memo.records.map((r) => [r.raw, r])) : undefined;
       const parsed = parseCacheFile(got.data, previous);
@@ -299,7 +309,14 @@ export function createToolCache(opts: ToolCacheOptions = {}): ToolCache {
         lastProblem = undefined;
         return EMPTY;
       }
-      if (code === 'EWAVENOTFILE') {
+      if (code === 'EFBIG') {
+        reportRead(
+          `code:${code}`,
+          'corrupt',
+          `The tool cache ${file} is larger than ${maxFileBytes} bytes; reading it as empty. The next write replaces it.`,
+          error,
+        );
+      } else if (code === 'EWAVENOTFILE') {
         reportRead(
           `code:${code}`,
           'corrupt',

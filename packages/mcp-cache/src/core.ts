@@ -127,6 +127,37 @@ export interface CacheRecord extends EntryHeader {
   invalid?: string;
 }
 
+/**
+ * Deepest nesting of arrays and objects the cache parses. A tool's input
+ * schema nests a few dozen levels at most; deeper input is hostile or
+ * corrupt (`[` repeated makes `JSON.parse` take minutes and gigabytes).
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, checked by a
+ * linear scan that skips strings, before anything parses it. Pure.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // skip the string, honouring backslash escapes
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** Result of {@link parseCacheFile}. */
 export interface ParsedRecords {
   /** One record per (workdir, server); not yet validated beyond their header. Empty when `problem` is set. */
@@ -218,6 +249,11 @@ function toSnapshot(raw: unknown): ToolSnapshot | string {
 export function checkRecord(record: CacheRecord): ToolSnapshot | undefined {
   if (record.valid === false) return undefined;
   let value: unknown;
+  if (nestedDeeperThan(record.raw, MAX_JSON_DEPTH)) {
+    record.valid = false;
+    record.invalid = `is nested deeper than ${MAX_JSON_DEPTH} levels`;
+    return undefined;
+  }
   try {
     value = JSON.parse(record.raw);
   } catch (error) {
@@ -302,6 +338,10 @@ export function parseCacheFile(
       }
       // not in our layout: parse this line now
       let value: unknown;
+      if (nestedDeeperThan(line, MAX_JSON_DEPTH)) {
+        dropped.push(`entry ${i} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+        continue;
+      }
       try {
         value = JSON.parse(line);
       } catch (error) {
@@ -316,6 +356,9 @@ export function parseCacheFile(
   }
 
   if (text.trim() === '') return rejected('it is empty');
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    return rejected(`it is nested deeper than ${MAX_JSON_DEPTH} levels (not a tool cache)`);
+  }
   let doc: unknown;
   try {
     doc = JSON.parse(text);

@@ -18,13 +18,16 @@ export interface CacheFs {
   stat(path: string): Promise<CacheFileStat>;
   /**
    * Reads a regular file. Must not block on FIFOs or devices: a path that is
-   * not a regular file fails with code `EWAVENOTFILE`.
+   * not a regular file fails with code `EWAVENOTFILE`. With `maxBytes`, a
+   * file larger than that fails with code `EFBIG`, counted while reading.
    */
-  readFile(path: string): Promise<{ data: Uint8Array; key: string }>;
+  readFile(path: string, maxBytes?: number): Promise<{ data: Uint8Array; key: string }>;
   /**
    * Creates (`exclusive`: fails with `EEXIST` if the path exists) or
    * truncates `path`, writes `data`, optionally fsyncs, and returns the
-   * written file's key (as {@link CacheFileStat.key}).
+   * written file's key (as {@link CacheFileStat.key}). When an exclusive
+   * create fails after the file was created (disk full), the file is removed:
+   * an empty lock file must never be left behind.
    */
   writeFile(
     path: string,
@@ -65,13 +68,28 @@ export function nodeCacheFs(): CacheFs {
       const s = (await stat(path, { bigint: true })) as BigStat;
       return { kind: kindOf(s), key: keyOf(s), mtimeMs: Number(s.mtimeMs) };
     },
-    async readFile(path) {
+    async readFile(path, maxBytes) {
       const handle = await open(path, readFlags);
       try {
         const s = (await handle.stat({ bigint: true })) as BigStat;
         if (!s.isFile()) throw notAFile(path);
-        const data = await handle.readFile();
-        return { data, key: keyOf(s) };
+        if (maxBytes === undefined) return { data: await handle.readFile(), key: keyOf(s) };
+        const chunks: Buffer[] = [];
+        let total = 0;
+        for (;;) {
+          const buffer = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1 - total));
+          const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+          if (bytesRead === 0) break;
+          chunks.push(buffer.subarray(0, bytesRead));
+          total += bytesRead;
+          if (total > maxBytes) {
+            throw Object.assign(new Error(`${path} is larger than ${maxBytes} bytes`), {
+              code: 'EFBIG',
+              path,
+            });
+          }
+        }
+        return { data: Buffer.concat(chunks, total), key: keyOf(s) };
       } finally {
         await handle.close();
       }
@@ -82,6 +100,10 @@ export function nodeCacheFs(): CacheFs {
         await handle.writeFile(data, 'utf8');
         if (opts.fsync) await handle.sync();
         return keyOf((await handle.stat({ bigint: true })) as BigStat);
+      } catch (error) {
+        // Created by this call (exclusive), so ours to remove: a half-written lock would block others.
+        if (opts.exclusive) await unlink(path).catch(() => {});
+        throw error;
       } finally {
         await handle.close();
       }

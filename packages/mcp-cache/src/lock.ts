@@ -60,18 +60,39 @@ export interface LockObservation {
   isPidAlive(pid: number): boolean;
 }
 
-/** Decides whether an existing lock may be broken. */
+/**
+ * How long a lock file without a complete owner record is taken to be in the
+ * middle of being written (that takes microseconds); after this it was left
+ * by a writer that failed (a full disk) and is broken.
+ */
+export const INCOMPLETE_LOCK_GRACE_MS = 2000;
+
+/**
+ * Decides whether an existing lock may be broken. Ages count in both
+ * directions: a lock dated further than the limit in the future (a clock
+ * stepped back, a skewed host on a shared home) is stale too.
+ */
 export function judgeLock(o: LockObservation): { stale: boolean; reason: string } {
   if (o.info === undefined) {
     const age = o.now - o.mtimeMs;
-    return age > o.staleMs
-      ? { stale: true, reason: `it has no valid owner record and is ${Math.round(age)} ms old` }
+    const limit = Math.min(o.staleMs, INCOMPLETE_LOCK_GRACE_MS);
+    return Math.abs(age) > limit
+      ? {
+          stale: true,
+          reason: `it has no valid owner record and is ${age < 0 ? `dated ${Math.round(-age)} ms in the future` : `${Math.round(age)} ms old`}`,
+        }
       : { stale: false, reason: 'it is being created by another process' };
   }
   if (o.info.host === o.host && !o.isPidAlive(o.info.pid)) {
     return { stale: true, reason: `its owner process ${o.info.pid} is no longer running` };
   }
   const age = o.now - o.info.createdAt;
+  if (age < -o.staleMs) {
+    return {
+      stale: true,
+      reason: `it is dated ${Math.round(-age)} ms in the future by process ${o.info.pid} on ${o.info.host} (a clock moved; limit ${o.staleMs} ms)`,
+    };
+  }
   if (age > o.staleMs) {
     return {
       stale: true,
@@ -135,7 +156,7 @@ interface Observed {
 async function observe(fs: CacheFs, path: string): Promise<Observed | undefined | 'unreadable'> {
   try {
     const st = await fs.stat(path);
-    const { data, key } = await fs.readFile(path);
+    const { data, key } = await fs.readFile(path, 64 * 1024);
     if (key !== st.key) return undefined; // replaced in between: look again
     return { text: decode(data), key, mtimeMs: st.mtimeMs };
   } catch (error) {
@@ -241,7 +262,7 @@ export async function acquireLock(o: LockOptions): Promise<LockHandle | undefine
 
 async function release(o: LockOptions, content: string): Promise<void> {
   try {
-    const { data } = await o.fs.readFile(o.lockPath);
+    const { data } = await o.fs.readFile(o.lockPath, 64 * 1024);
     if (decode(data) === content) {
       await o.fs.unlink(o.lockPath);
       return;

@@ -8,11 +8,13 @@ import {
   statSync,
   symlinkSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseCacheFile } from '../src/core';
 import {
   type CacheFs,
   type Clock,
@@ -555,5 +557,94 @@ describe('locking from the caller side', () => {
     releaseRename();
     await writing;
     expect((await open().get(WD_A, 'fs', 'fp-fs'))?.tools).toEqual([]);
+  });
+});
+
+describe('locks a failed or skewed writer left behind do not block writes', () => {
+  it('an empty lock (its writer failed on a full disk) is broken after a 2 s grace, not after lockStaleMs', async () => {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(`${file}.lock`, '');
+    utimesSync(`${file}.lock`, T0 / 1000, T0 / 1000);
+    const clock = fakeClock(T0);
+    await open({ clock }).write(WD_A, [entry('fs')], ['fs']);
+    expect(codes()).toEqual(['lock-broken']);
+    expect(clock.now() - T0).toBeLessThan(2500);
+    expect(await open().get(WD_A, 'fs', 'fp-fs')).toBeDefined();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('a lock file system that fails mid-write: the next write still goes through', async () => {
+    const base = nodeCacheFs();
+    let failed = false;
+    const fs: CacheFs = {
+      ...base,
+      writeFile: async (path, data, opts) => {
+        if (path.endsWith('.lock') && !failed) {
+          failed = true;
+          writeFileSync(path, ''); // created, then the disk is full: an adapter that leaves it behind
+          utimesSync(path, T0 / 1000, T0 / 1000);
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        }
+        return base.writeFile(path, data, opts);
+      },
+    };
+    mkdirSync(home, { recursive: true });
+    const clock = fakeClock(T0);
+    const cache = open({ clock, fs });
+    await cache.write(WD_A, [entry('fs')], ['fs']);
+    expect(codes()).toEqual(['write-failed']);
+    const start = clock.now();
+    await cache.write(WD_A, [entry('fs')], ['fs']);
+    expect(codes()).toEqual(['write-failed', 'lock-broken']);
+    expect(clock.now() - start).toBeLessThan(5000);
+    expect(await open().get(WD_A, 'fs', 'fp-fs')).toBeDefined();
+  });
+
+  it('a lock dated an hour in the future (a clock stepped back, a skewed host) is broken', async () => {
+    mkdirSync(home, { recursive: true });
+    const skewed = { pid: 4242, host: 'elsewhere', token: 'x', createdAt: T0 + 3_600_000 };
+    writeFileSync(`${file}.lock`, JSON.stringify(skewed));
+    await open({ isPidAlive: () => true }).write(WD_A, [entry('fs')], ['fs']);
+    expect(codes()).toEqual(['lock-broken']);
+    expect(events[0]?.message).toMatch(/in the future/);
+    expect(await open().get(WD_A, 'fs', 'fp-fs')).toBeDefined();
+  });
+});
+
+describe('a huge or deeply nested cache file is not parsed', () => {
+  it('a file over maxFileBytes reads as empty (reported once), and the next write replaces it', async () => {
+    await open().write(WD_A, [entry('fs')], ['fs']);
+    const size = readFileSync(file).length;
+    const capped = open({ maxFileBytes: size - 1 });
+    expect(await capped.get(WD_A, 'fs', 'fp-fs')).toBeUndefined();
+    expect(await capped.list(WD_A)).toEqual([]);
+    expect(codes()).toEqual(['corrupt']);
+    expect(events[0]?.message).toMatch(/larger than/);
+    expect(await open({ maxFileBytes: size }).get(WD_A, 'fs', 'fp-fs')).toBeDefined();
+  });
+
+  it('the size cap is counted while reading', async () => {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(file, 'x'.repeat(1000));
+    await expect(nodeCacheFs().readFile(file, 999)).rejects.toMatchObject({ code: 'EFBIG' });
+    expect((await nodeCacheFs().readFile(file, 1000)).data.length).toBe(1000);
+  });
+
+  it('20 MB of "[" is rejected by a linear scan before JSON.parse', () => {
+    const start = performance.now();
+    const parsed = parseCacheFile('['.repeat(20_000_000));
+    expect(performance.now() - start).toBeLessThan(2000);
+    expect(parsed.problem).toMatch(/nested deeper than 128/);
+  });
+
+  it('a deeply nested entry in the line layout is dropped, the others are kept', async () => {
+    await open().write(WD_A, [entry('fs'), entry('git')], ['fs', 'git']);
+    const text = readFileSync(file, 'utf8');
+    const deep = `{"workdir":${JSON.stringify(WD_A)},"server":"zz","lastConnectedAt":${T0},"fingerprint":"f","tools":[${'['.repeat(10_000)}${']'.repeat(10_000)}]}`;
+    writeFileSync(file, text.replace('\n]}', `,\n${deep}\n]}`));
+    const cache = open();
+    expect((await cache.list(WD_A)).map((s) => s.server)).toEqual(['fs', 'git']);
+    expect(codes()).toEqual(['entry-dropped']);
+    expect(events[0]?.message).toMatch(/nested deeper/);
   });
 });

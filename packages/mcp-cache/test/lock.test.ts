@@ -44,8 +44,29 @@ describe('judgeLock', () => {
       true,
       /ago by process 100 on other/,
     ],
-    ['no record, recent mtime', undefined, 1000, 5000, alive, false, /being created/],
+    ['no record, recent mtime', undefined, 1000, 2500, alive, false, /being created/],
+    // a record is written microseconds after the file is created: one missing for 2 s was left by a failed write
+    [
+      'no record, past the grace (a write failed: disk full)',
+      undefined,
+      1000,
+      3001,
+      alive,
+      true,
+      /no valid owner record/,
+    ],
     ['no record, old mtime', undefined, 1000, 11_001, alive, true, /no valid owner record/],
+    ['no record, mtime in the future', undefined, 100_000, 1000, alive, true, /in the future/],
+    [
+      'dated in the future beyond staleMs (clock stepped back)',
+      { ...info, createdAt: 50_000 },
+      0,
+      2000,
+      alive,
+      true,
+      /in the future/,
+    ],
+    ['dated slightly in the future: held', { ...info, createdAt: 5000 }, 0, 2000, alive, false, /held/],
   ])('%s', (_label, lockInfo, mtimeMs, now, isPidAlive, stale, reason) => {
     const verdict = judgeLock({ info: lockInfo, mtimeMs, now, staleMs: 10_000, host: 'me', isPidAlive });
     expect(verdict.stale).toBe(stale);

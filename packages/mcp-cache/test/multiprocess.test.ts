@@ -86,9 +86,9 @@ it(`${WRITERS} processes writing ${PER_WRITER} entries each, concurrently, lose 
   const file = join(tmp.dir, 'home', 'mcp-tools-cache.json');
   const workdirs = Array.from({ length: WRITERS }, (_, k) => `/projects/p${k}`);
   const writers = workdirs.map((wd) => startWriter(file, wd));
-  await within(Promise.all(writers.map((w) => w.ready)), 20_000, 'writer start-up');
+  await within(Promise.all(writers.map((w) => w.ready)), 120_000, 'writer start-up');
   for (const w of writers) w.child.stdin?.end('go\n');
-  const outcomes = await within(Promise.all(writers.map((w) => w.done)), 50_000, 'the writers');
+  const outcomes = await within(Promise.all(writers.map((w) => w.done)), 240_000, 'the writers');
 
   let lockWaits = 0;
   for (const outcome of outcomes) {
@@ -117,4 +117,4 @@ it(`${WRITERS} processes writing ${PER_WRITER} entries each, concurrently, lose 
   }
   expect(readdirSync(dirname(file))).toEqual(['mcp-tools-cache.json']);
   console.log(`multiprocess: ${WRITERS}x${PER_WRITER} writes, ${lockWaits} lock waits in total`);
-}, 90_000);
+}, 400_000);

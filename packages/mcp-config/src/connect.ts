@@ -13,6 +13,7 @@ function origin(server: ResolvedServer): string {
  * Throw when a connect attempt to `server` must fail, with a message a person
  * can act on; return normally otherwise. The pool calls it before dialing.
  *
+ * - `SERVER_DISABLED`: the entry says `"disabled": true` (checked first).
  * - `TRANSPORT_UNKNOWN`: `type` is not stdio, http or sse (kept at load, fails here).
  * - `VARIABLE_UNRESOLVED`: a `${VAR}` without default was not set at load.
  * - `SERVER_INVALID`: any other error found at load, or (hand-built servers)
@@ -26,6 +27,13 @@ export function assertConnectable(server: ResolvedServer): void {
     issues,
     ...(server.file !== undefined ? { file: server.file } : {}),
   };
+  if (server.disabled === true || server.config.disabled === true) {
+    throw new McpConfigError(
+      'SERVER_DISABLED',
+      `${where} is disabled ("disabled": true) and is never connected. Set "disabled" to false or remove it to use the server.`,
+      details,
+    );
+  }
   if (server.unknownType !== undefined || !isKnownTransport(server.transport)) {
     const type = server.unknownType ?? server.transport;
     throw new McpConfigError(

@@ -4,7 +4,10 @@ import stableStringify from 'fast-json-stable-stringify';
 import { applyEdits, type Node } from 'jsonc-parser';
 import { McpConfigError } from './errors';
 import { type ConfigFileStat, type ConfigFs, errnoCode, isPermissionCode, nodeConfigFs } from './fs';
+import { serverIdentity } from './identity';
 import { insertProperty, layoutOf, removeProperty, replacePropertyValue } from './jsonc-edit';
+import { MAX_CONFIG_FILE_BYTES } from './limits';
+import { acquireConfigLock, type ConfigLock, ConfigLockTimeout } from './lock';
 import { detectFormatting, nodeValue, parseJsoncDocument, propertyNode } from './parse';
 import { PROJECT_CONFIG_FILE } from './paths';
 import type { ConfigIssue } from './types';
@@ -24,6 +27,19 @@ export interface EditOptions {
    * @default 'project' when the file is named `.mcp.json`, else 'user'
    */
   source?: 'project' | 'user';
+  /**
+   * Longest wait for another edit of the same file (this process or another)
+   * to finish; then the edit fails with `CONFIG_CONFLICT`.
+   * @default 10000
+   */
+  lockTimeoutMs?: number;
+  /**
+   * A lock file older than this (or dated this far in the future) is taken
+   * to be abandoned and removed; so is one whose owner process (same host)
+   * is gone.
+   * @default 30000
+   */
+  lockStaleMs?: number;
 }
 
 /** Options of {@link addServer}. */
@@ -75,7 +91,7 @@ function parseForEdit(text: string, file: string): ParsedForEdit {
   if (doc.error) {
     throw new McpConfigError(
       'CONFIG_MALFORMED',
-      `${file} is not valid JSON (${doc.error.message}); it was not changed. Fix the syntax first.`,
+      `${file} is not valid JSON: ${doc.error.message}; it was not changed. Fix the syntax first.`,
       { file },
     );
   }
@@ -202,6 +218,17 @@ export function addServerToText(
       insertProperty(body, parsed.root, 'mcpServers', servers, layoutOf(body, formatting)),
     );
   } else {
+    const identity = serverIdentity(name);
+    const twin = (parsed.servers.children ?? [])
+      .map((p) => p.children?.[0]?.value)
+      .find((n): n is string => typeof n === 'string' && n !== name && serverIdentity(n) === identity);
+    if (twin !== undefined) {
+      throw new McpConfigError(
+        'NAME_CONFLICT',
+        `Server "${name}" cannot be added to ${file}: server "${twin}" is already there, and both names give tools named mcp__${identity}__<tool>; it was not changed. Choose another name.`,
+        { file, server: name },
+      );
+    }
     const existing = serverProps(body, name);
     if (existing.length > 0 && !options.overwrite) {
       throw new McpConfigError(
@@ -265,11 +292,39 @@ export function removeServerFromText(
 
 function ioError(err: unknown, file: string, doing: string): McpConfigError {
   if (err instanceof McpConfigError) return err;
+  if (err instanceof ConfigLockTimeout) {
+    return new McpConfigError(
+      'CONFIG_CONFLICT',
+      `Cannot ${doing} ${file}: another program kept it locked (${err.reason}); it was not changed. Try again; if no other program is editing it, delete ${err.lockPath}.`,
+      { file, cause: err },
+    );
+  }
   const code = errnoCode(err);
   if (isPermissionCode(code)) {
     return new McpConfigError(
       'CONFIG_PERMISSION',
       `Cannot ${doing} ${file} (${code}: permission denied); it was not changed. Check the permissions of the file and its directory.`,
+      { file, cause: err },
+    );
+  }
+  if (code === 'EILSEQ') {
+    return new McpConfigError(
+      'CONFIG_MALFORMED',
+      `${file} is not UTF-8 text (it may be saved in another encoding, such as Windows-1252); it was not changed. Save it as UTF-8 first.`,
+      { file, cause: err },
+    );
+  }
+  if (code === 'EWAVENOTFILE') {
+    return new McpConfigError(
+      'CONFIG_IO',
+      `${file} is not a regular file (a pipe, device or socket); it was not changed.`,
+      { file, cause: err },
+    );
+  }
+  if (code === 'EFBIG') {
+    return new McpConfigError(
+      'CONFIG_IO',
+      `${file} is larger than ${MAX_CONFIG_FILE_BYTES} bytes, too large for a config file; it was not changed.`,
       { file, cause: err },
     );
   }
@@ -280,22 +335,41 @@ function ioError(err: unknown, file: string, doing: string): McpConfigError {
   });
 }
 
+/** Most symbolic links followed to find where a dangling link points (as the kernel's ELOOP limit). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The file an edit writes: symlinks resolved. A dangling link resolves to
+ * the path it points to, so the edit creates that file and keeps the link.
+ */
 async function targetOf(fs: ConfigFs, file: string): Promise<string> {
   const absolute = resolve(file);
   try {
     return await fs.realpath(absolute);
   } catch (err) {
-    const code = errnoCode(err);
-    if (code === 'ENOENT') return absolute;
-    throw ioError(err, absolute, 'read');
+    if (errnoCode(err) !== 'ENOENT') throw ioError(err, absolute, 'read');
   }
+  let path = absolute;
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    let link: string;
+    try {
+      link = await fs.readlink(path);
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'EINVAL' || code === 'ENOENT' || code === 'ENOTDIR') return path;
+      throw ioError(err, absolute, 'read');
+    }
+    path = resolve(dirname(path), link);
+  }
+  throw new McpConfigError('CONFIG_IO', `${absolute} is a loop of symbolic links; it was not changed.`, {
+    file: absolute,
+  });
 }
 
-/** Read the file; `undefined` when it does not exist. */
-async function readCurrent(
-  fs: ConfigFs,
-  file: string,
-): Promise<{ text: string; stat: ConfigFileStat } | undefined> {
+type Current = { text: string; stat: ConfigFileStat } | undefined;
+
+/** Read the file for an edit (regular file, UTF-8, size-capped); `undefined` when it does not exist. */
+async function readCurrent(fs: ConfigFs, file: string): Promise<Current> {
   try {
     const stat = await fs.stat(file);
     if (stat.isDirectory()) {
@@ -307,16 +381,18 @@ async function readCurrent(
         },
       );
     }
-    return { text: await fs.readFile(file), stat };
+    return { text: await fs.readFile(file, READ_FOR_EDIT), stat };
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') return undefined;
     throw ioError(err, file, 'read');
   }
 }
 
+const READ_FOR_EDIT = { maxBytes: MAX_CONFIG_FILE_BYTES, strictUtf8: true } as const;
+
 async function sameContent(fs: ConfigFs, file: string, expected: string | undefined): Promise<boolean> {
   try {
-    return (await fs.readFile(file)) === expected;
+    return (await fs.readFile(file, READ_FOR_EDIT)) === expected;
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') return expected === undefined;
     throw ioError(err, file, 'read');
@@ -334,17 +410,10 @@ async function replaceAtomically(
   fs: ConfigFs,
   file: string,
   text: string,
-  before: { text: string; stat: ConfigFileStat } | undefined,
+  before: Current,
   newMode: number,
 ): Promise<boolean> {
   const dir = dirname(file);
-  if (!before) {
-    try {
-      await fs.mkdir(dir);
-    } catch (err) {
-      throw ioError(err, file, 'create the directory of');
-    }
-  }
   if (before) {
     // A read-only file stays read-only, even though a rename could replace it.
     try {
@@ -355,10 +424,8 @@ async function replaceAtomically(
   }
   const mode = before ? before.stat.mode & 0o7777 : newMode;
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  let written = false;
   try {
     await fs.writeNewFile(temp, text, mode);
-    written = true;
     await fs.chmod(temp, mode);
     if (before && process.getuid?.() === 0) {
       await fs.chown(temp, before.stat.uid, before.stat.gid).catch(() => undefined);
@@ -370,9 +437,73 @@ async function replaceAtomically(
     await fs.rename(temp, file);
     return true;
   } catch (err) {
-    if (written) await fs.unlink(temp).catch(() => undefined);
+    // The name is ours (random, created exclusively): remove whatever is there, even a half-written file.
+    await fs.unlink(temp).catch(() => undefined);
     throw ioError(err, file, 'write');
   }
+}
+
+/** Timing of the cross-process lock of an edit. */
+interface LockTiming {
+  timeoutMs: number;
+  staleMs: number;
+}
+
+/**
+ * Run one edit of `file` under its cross-process lock: resolve the target,
+ * make sure its directory exists and is writable, take `<target>.lock`, then
+ * read, compute and replace (redone when another writer that ignores the
+ * lock, such as a text editor, changed the file in between).
+ */
+async function editUnderLock<R>(
+  fs: ConfigFs,
+  file: string,
+  timing: LockTiming,
+  what: string,
+  compute: (before: Current, target: string) => { text: string; mode: number; result: R },
+  create = true,
+): Promise<R> {
+  const target = await targetOf(fs, file);
+  const dir = dirname(target);
+  if (!create && (await readCurrent(fs, target)) === undefined) {
+    // Nothing to edit: say so (compute throws) without creating a directory or a lock.
+    return compute(undefined, target).result;
+  }
+  try {
+    await fs.mkdir(dir);
+  } catch (err) {
+    throw ioError(err, target, 'create the directory of');
+  }
+  try {
+    await fs.checkWritable(dir);
+  } catch (err) {
+    throw ioError(err, target, 'write');
+  }
+  let lock: ConfigLock;
+  try {
+    lock = await acquireConfigLock({
+      fs,
+      lockPath: `${target}.lock`,
+      timeoutMs: timing.timeoutMs,
+      staleMs: timing.staleMs,
+    });
+  } catch (err) {
+    throw ioError(err, target, 'lock');
+  }
+  try {
+    for (let attempt = 0; attempt < MAX_EDIT_ATTEMPTS; attempt++) {
+      const before = await readCurrent(fs, target);
+      const edit = compute(before, target);
+      if (await replaceAtomically(fs, target, edit.text, before, edit.mode)) return edit.result;
+    }
+  } finally {
+    await lock.release();
+  }
+  throw new McpConfigError(
+    'CONFIG_CONFLICT',
+    `${target} kept changing while ${what} (another program is writing it); nothing was written. Try again.`,
+    { file: target },
+  );
 }
 
 function cloneJson(value: unknown, file: string, name: string): unknown {
@@ -389,11 +520,23 @@ function cloneJson(value: unknown, file: string, name: string): unknown {
   }
 }
 
+const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+const DEFAULT_LOCK_STALE_MS = 30_000;
+
+function timingOf(options: EditOptions): LockTiming {
+  return {
+    timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
+  };
+}
+
 /**
  * Add (or, with `overwrite`, replace) server `name` in a `.mcp.json`-format
  * file. Validates first (`SERVER_INVALID`, `TRANSPORT_UNKNOWN`), keeps the
  * file's comments and formatting, creates the file (and its directory, and
  * `mcpServers`) when absent, writes atomically keeping the file's mode.
+ * Concurrent edits of one file (in this process or others) are serialized by
+ * a lock file, so every edit that resolves is in the file.
  * Every failure is an {@link McpConfigError} and leaves the file byte-identical.
  */
 export async function addServer(
@@ -433,35 +576,48 @@ export async function addServer(
     );
   }
   const value = cloneJson(config, resolve(file), name);
-  const target = await targetOf(fs, file);
-  for (let attempt = 0; attempt < MAX_EDIT_ATTEMPTS; attempt++) {
-    const before = await readCurrent(fs, target);
-    const edit = addServerToText(before?.text, name, value, {
-      ...(options.overwrite !== undefined ? { overwrite: options.overwrite } : {}),
-      file: target,
-    });
-    if (await replaceAtomically(fs, target, edit.text, before, source === 'user' ? 0o600 : 0o644)) {
-      return {
-        file: target,
-        created: before === undefined,
-        replaced: edit.replaced,
-        issues,
-      };
-    }
+  try {
+    return await editUnderLock(
+      fs,
+      file,
+      timingOf(options),
+      `server "${name}" was being added`,
+      (before, target) => {
+        const edit = addServerToText(before?.text, name, value, {
+          ...(options.overwrite !== undefined ? { overwrite: options.overwrite } : {}),
+          file: target,
+        });
+        return {
+          text: edit.text,
+          mode: source === 'user' ? 0o600 : 0o644,
+          result: { file: target, created: before === undefined, replaced: edit.replaced, issues },
+        };
+      },
+    );
+  } catch (err) {
+    throw withServer(err, name);
   }
-  throw new McpConfigError(
-    'CONFIG_CONFLICT',
-    `${target} kept changing while server "${name}" was being added (another program is writing it); nothing was written. Try again.`,
-    { file: target, server: name },
-  );
+}
+
+function withServer(err: unknown, name: string): unknown {
+  if (err instanceof McpConfigError && err.server === undefined) {
+    return new McpConfigError(err.code, err.message, {
+      ...(err.file !== undefined ? { file: err.file } : {}),
+      server: name,
+      issues: err.issues,
+      ...(err.cause !== undefined ? { cause: err.cause } : {}),
+    });
+  }
+  return err;
 }
 
 /**
  * Remove server `name` from a `.mcp.json`-format file, keeping the rest of
  * the file's text. Throws `CONFIG_NOT_FOUND` (no file), `SERVER_NOT_FOUND`,
- * `CONFIG_MALFORMED`, `CONFIG_PERMISSION`, `CONFIG_IO`; every failure leaves
- * the file byte-identical. Any name present in the file can be removed, even
- * one that is not a valid server name (to clean up).
+ * `CONFIG_MALFORMED`, `CONFIG_PERMISSION`, `CONFIG_IO`, `CONFIG_CONFLICT`;
+ * every failure leaves the file byte-identical. Any name present in the file
+ * can be removed, even one that is not a valid server name (to clean up).
+ * Serialized with other edits of the file like {@link addServer}.
  */
 export async function removeServer(
   file: string,
@@ -469,24 +625,72 @@ export async function removeServer(
   options: EditOptions = {},
 ): Promise<RemoveServerResult> {
   const fs = options.fs ?? nodeConfigFs;
-  const target = await targetOf(fs, file);
-  for (let attempt = 0; attempt < MAX_EDIT_ATTEMPTS; attempt++) {
-    const before = await readCurrent(fs, target);
-    if (!before) {
-      throw new McpConfigError(
-        'CONFIG_NOT_FOUND',
-        `${target} does not exist, so there is no server "${name}" to remove; nothing was changed.`,
-        { file: target, server: name },
-      );
-    }
-    const edit = removeServerFromText(before.text, name, target);
-    if (await replaceAtomically(fs, target, edit.text, before, 0o644)) {
-      return { file: target, removed: edit.removed };
-    }
+  try {
+    return await editUnderLock(
+      fs,
+      file,
+      timingOf(options),
+      `server "${name}" was being removed`,
+      (before, target) => {
+        if (!before) {
+          throw new McpConfigError(
+            'CONFIG_NOT_FOUND',
+            `${target} does not exist, so there is no server "${name}" to remove; nothing was changed.`,
+            { file: target, server: name },
+          );
+        }
+        const edit = removeServerFromText(before.text, name, target);
+        return { text: edit.text, mode: 0o644, result: { file: target, removed: edit.removed } };
+      },
+      false,
+    );
+  } catch (err) {
+    throw withServer(err, name);
   }
-  throw new McpConfigError(
-    'CONFIG_CONFLICT',
-    `${target} kept changing while server "${name}" was being removed (another program is writing it); nothing was written. Try again.`,
-    { file: target, server: name },
-  );
+}
+
+/** Edits of config files, queued one after another per file (see {@link createConfigEditor}). */
+export interface ConfigEditor {
+  addServer(
+    file: string,
+    name: string,
+    config: unknown,
+    options?: AddServerOptions,
+  ): Promise<AddServerResult>;
+  removeServer(file: string, name: string, options?: EditOptions): Promise<RemoveServerResult>;
+}
+
+/**
+ * An editor that runs its edits of one file one after another (a promise
+ * queue per file), each under the file's cross-process lock. The plain
+ * {@link addServer} / {@link removeServer} are already safe together (the
+ * lock file serializes them, in one process as across processes); an editor
+ * shared by the call sites of a host (CLI, settings page, agent tool) also
+ * keeps them in call order and spares them polling the lock. Holds no
+ * timers; a queue is dropped once it is empty.
+ *
+ * @param defaults options applied to every edit (per-call options win)
+ */
+export function createConfigEditor(defaults: EditOptions = {}): ConfigEditor {
+  const queues = new Map<string, Promise<unknown>>();
+  const enqueue = <T>(file: string, run: () => Promise<T>): Promise<T> => {
+    const key = resolve(file);
+    const previous = queues.get(key) ?? Promise.resolve();
+    const next = previous.then(run, run);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(key, settled);
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key);
+    });
+    return next;
+  };
+  return {
+    addServer: (file, name, config, options = {}) =>
+      enqueue(file, () => addServer(file, name, config, { ...defaults, ...options })),
+    removeServer: (file, name, options = {}) =>
+      enqueue(file, () => removeServer(file, name, { ...defaults, ...options })),
+  };
 }

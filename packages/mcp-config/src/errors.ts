@@ -10,9 +10,11 @@ import type { ConfigIssue } from './types';
  * - `CONFIG_CONFLICT`: the file kept changing under the edit (another writer); nothing was written.
  * - `SERVER_NOT_FOUND`: no server of that name in the file (remove).
  * - `SERVER_EXISTS`: a server of that name is already in the file (add without `overwrite`).
+ * - `NAME_CONFLICT`: another server in the file has a name with the same tool identity (add).
  * - `SERVER_INVALID`: the server definition fails validation (add), or is not connectable (connect).
  * - `TRANSPORT_UNKNOWN`: `type` is not stdio, http or sse (add, connect).
  * - `VARIABLE_UNRESOLVED`: a `${VAR}` without default is not set (connect).
+ * - `SERVER_DISABLED`: the server is configured with `"disabled": true` (connect).
  */
 export type McpConfigErrorCode =
   | 'CONFIG_NOT_FOUND'
@@ -22,9 +24,11 @@ export type McpConfigErrorCode =
   | 'CONFIG_CONFLICT'
   | 'SERVER_NOT_FOUND'
   | 'SERVER_EXISTS'
+  | 'NAME_CONFLICT'
   | 'SERVER_INVALID'
   | 'TRANSPORT_UNKNOWN'
-  | 'VARIABLE_UNRESOLVED';
+  | 'VARIABLE_UNRESOLVED'
+  | 'SERVER_DISABLED';
 
 /** Details attached to an {@link McpConfigError}. */
 export interface McpConfigErrorDetails {

@@ -7,6 +7,8 @@ export { assertConnectable, isToolAutoApproved, matchToolGlob } from './connect'
 export {
   displayServer,
   MASK,
+  maskArgs,
+  maskDefaults,
   maskSecrets,
   maskUrl,
   maskValue,
@@ -17,6 +19,8 @@ export {
   type AddServerResult,
   addServer,
   addServerToText,
+  type ConfigEditor,
+  createConfigEditor,
   type EditOptions,
   type RemoveServerResult,
   removeServer,
@@ -37,7 +41,7 @@ export {
   referencedVariables,
 } from './expand';
 export { type FingerprintInput, fingerprint, fingerprintPayload } from './fingerprint';
-export { type ConfigFileStat, type ConfigFs, nodeConfigFs } from './fs';
+export { type ConfigFileStat, type ConfigFs, nodeConfigFs, type ReadFileOptions } from './fs';
 export { serverIdentity } from './identity';
 export {
   type LoadMcpConfigOptions,
@@ -103,6 +107,7 @@ export {
   DEFAULT_LIFECYCLE,
   type IssueContext,
   isKnownTransport,
+  MAX_SERVER_NAME_LENGTH,
   MAX_SERVERS,
   MAX_TIMEOUT_MS,
   SERVER_NAME_PATTERN,

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { type ConfigFs, errnoCode, isPermissionCode, nodeConfigFs } from './fs';
+import { MAX_CONFIG_FILE_BYTES } from './limits';
 import { mergeSources } from './merge';
 import { parseConfigText } from './parse';
 import { projectConfigPath, resolveHome, userConfigPath } from './paths';
 import type { ConfigIssue, ConfigSource, Env, MergeResult, PluginServers, SourceLayer } from './types';
 import { makeIssue } from './validate';
 
-/** Files larger than this are not read (reported as `CONFIG_IO`). */
-export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
+export { MAX_CONFIG_FILE_BYTES };
 
 /** Options of {@link loadMcpConfig}. */
 export interface LoadMcpConfigOptions {
@@ -56,16 +56,29 @@ export async function readConfigLayer(
     if (st.isDirectory()) {
       return fail('CONFIG_IO', `${file} is a directory, not a file; its servers are not loaded.`);
     }
-    if (st.size > MAX_CONFIG_FILE_BYTES) {
+    if (!st.isFile()) {
       return fail(
         'CONFIG_IO',
-        `${file} is ${st.size} bytes, larger than the ${MAX_CONFIG_FILE_BYTES} bytes a config file may have; it is not read.`,
+        `${file} is not a regular file (a pipe, device or socket); its servers are not loaded.`,
       );
     }
-    text = await fs.readFile(file);
+    // The size cap is enforced while reading: the file may grow after stat.
+    text = await fs.readFile(file, { maxBytes: MAX_CONFIG_FILE_BYTES });
   } catch (err) {
     const code = errnoCode(err);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { issues: [] };
+    if (code === 'EWAVENOTFILE') {
+      return fail(
+        'CONFIG_IO',
+        `${file} is not a regular file (a pipe, device or socket); its servers are not loaded.`,
+      );
+    }
+    if (code === 'EFBIG') {
+      return fail(
+        'CONFIG_IO',
+        `${file} is larger than the ${MAX_CONFIG_FILE_BYTES} bytes a config file may have; it is not read.`,
+      );
+    }
     if (isPermissionCode(code)) {
       return fail(
         'CONFIG_PERMISSION',

@@ -86,6 +86,18 @@ export async function readLocalState(home: string): Promise<LocalState> {
   }
 }
 
+/** The lock names a process id that does not exist on this machine. */
+function lockOwnerGone(text: string): boolean {
+  const pid = Number(text.trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0 || text.trim() === '') return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as { code?: string }).code === 'ESRCH';
+  }
+}
+
 async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const lock = `${file}.lock`;
   const deadline = Date.now() + 10_000;
@@ -100,8 +112,10 @@ async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
       try {
         const st = await fsp.stat(lock);
         const age = Date.now() - st.mtimeMs;
-        // A lock older than 10 s, or dated in the future, was left by a crash or a skewed clock.
-        if (age > 10_000 || age < -10_000) await fsp.rm(lock, { force: true });
+        // A lock older than 10 s, or dated in the future, was left by a crash or a skewed clock;
+        // one whose writer (its pid, on this machine) is gone was left by a killed process.
+        if (age > 10_000 || age < -10_000 || lockOwnerGone(await fsp.readFile(lock, 'utf8')))
+          await fsp.rm(lock, { force: true });
       } catch {
         // gone already
       }

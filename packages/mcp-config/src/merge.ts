@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { maskSecrets, maskUrl } from './display';
 import { expandVars, hasReferences } from './expand';
 import { fingerprint } from './fingerprint';
+import { serverIdentity } from './identity';
 import type {
   ConfigIssue,
   ConfigSource,
@@ -21,6 +22,9 @@ import {
   urlProblem,
   validateServer,
 } from './validate';
+
+/** At most this many unresolved variables (and fields with invalid references) are reported per server. */
+const MAX_LISTED_VARIABLES = 20;
 
 /** Precedence rank: lower wins. */
 export const SOURCE_PRECEDENCE: Readonly<Record<ConfigSource, number>> = {
@@ -127,11 +131,14 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
 
   // config: expanded values.
   const missing = new Map<string, string>();
+  /** Fields with references that are not variable names (never quoted: a secret typed in braces lands here). */
   const invalid = new Set<string>();
+  let moreMissing = false;
   const expand = (text: string, field: string, from: Env): string => {
-    const r = expandVars(text, from);
+    const r = expandVars(text, from, { limit: MAX_LISTED_VARIABLES + 1 });
+    if (r.truncated && r.missing.length > MAX_LISTED_VARIABLES) moreMissing = true;
     for (const m of r.missing) if (!missing.has(m)) missing.set(m, field);
-    for (const i of r.invalid) invalid.add(i);
+    if (r.invalid.length > 0) invalid.add(field);
     return r.value;
   };
   const config: ServerConfig = isKnownTransport(transport)
@@ -150,7 +157,21 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     setOwn(config.env, 'WAVE_PLUGIN_ROOT', root);
   }
 
+  let listed = 0;
   for (const [variable, field] of missing) {
+    if (listed++ === MAX_LISTED_VARIABLES) {
+      const more = moreMissing ? 'More' : `${missing.size - MAX_LISTED_VARIABLES} more`;
+      issues.push(
+        makeIssue(
+          ctx,
+          'error',
+          'VARIABLE_UNRESOLVED',
+          `${where}: ${more} variables are not set and have no default; the server cannot connect.`,
+          { server: name },
+        ),
+      );
+      break;
+    }
     issues.push(
       makeIssue(
         ctx,
@@ -161,14 +182,14 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
       ),
     );
   }
-  for (const ref of invalid) {
+  for (const field of [...invalid].slice(0, MAX_LISTED_VARIABLES)) {
     issues.push(
       makeIssue(
         ctx,
         'warning',
         'VARIABLE_INVALID',
-        `${where}: ${ref} is not a variable reference (names are letters, digits and "_"); it is kept as written.`,
-        { server: name },
+        `${where}: ${field} has a \${...} whose name is not a variable name (letters, digits and "_", not starting with a digit); it is kept as written, not expanded.`,
+        { server: name, field },
       ),
     );
   }
@@ -218,7 +239,8 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     if (base !== undefined) config.cwd = resolve(base, config.cwd);
   }
 
-  const connectable = !issues.some((i) => i.severity === 'error') && isKnownTransport(transport);
+  const disabled = written.disabled === true;
+  const connectable = !disabled && !issues.some((i) => i.severity === 'error') && isKnownTransport(transport);
   const server: ResolvedServer = {
     name,
     source: ctx.source,
@@ -230,6 +252,7 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     issues,
     shadowed: [],
   };
+  if (disabled) server.disabled = true;
   if (ctx.file !== undefined) server.file = ctx.file;
   if (ctx.plugin !== undefined) server.plugin = ctx.plugin;
   if (root !== undefined) server.pluginRoot = root;
@@ -279,6 +302,8 @@ export function mergeSources(layers: readonly SourceLayer[], options: MergeOptio
 
   const issues: ConfigIssue[] = [];
   const winners = new Map<string, ResolvedServer>();
+  /** Tool identity (`serverIdentity`) -> the name that holds it. */
+  const identities = new Map<string, string>();
   const list: ResolvedServer[] = [];
 
   for (const layer of ordered) {
@@ -340,6 +365,21 @@ export function mergeSources(layers: readonly SourceLayer[], options: MergeOptio
         }
         continue;
       }
+      const identity = serverIdentity(name);
+      const holder = identities.get(identity);
+      if (holder !== undefined) {
+        issues.push(
+          makeIssue(
+            ctx,
+            'error',
+            'NAME_CONFLICT',
+            `Server "${name}" in ${describeLocation(ctx)} is skipped: its tools would be named like those of server "${holder}" (both become mcp__${identity}__<tool>). Rename one of them.`,
+            { server: name },
+          ),
+        );
+        continue;
+      }
+      identities.set(identity, name);
       winners.set(name, server);
       list.push(server);
     }

@@ -2,6 +2,7 @@ import {
   type FormattingOptions,
   type Node,
   type ParseError,
+  type ParseErrorCode,
   parseTree,
   printParseErrorCode,
 } from 'jsonc-parser';
@@ -60,6 +61,31 @@ export function nodeValue(node: Node | undefined, depth = 0): unknown {
   }
 }
 
+const PARSE_ERRORS: Readonly<Record<string, string>> = {
+  InvalidSymbol: 'there is an unexpected character',
+  InvalidNumberFormat: 'a number is malformed',
+  PropertyNameExpected: 'a property name in double quotes is missing',
+  ValueExpected: 'a value is missing',
+  ColonExpected: 'a : is missing',
+  CommaExpected: 'a , is missing',
+  CloseBraceExpected: 'a } is missing',
+  CloseBracketExpected: 'a ] is missing',
+  EndOfFileExpected: 'there is more text after the end of the document',
+  InvalidCommentToken: 'a comment is malformed',
+  UnexpectedEndOfComment: 'a comment is not closed, */ is missing',
+  UnexpectedEndOfString: 'a string is not closed, " is missing',
+  UnexpectedEndOfNumber: 'a number is cut off',
+  InvalidUnicode: 'a \\u escape is malformed',
+  InvalidEscapeCharacter: 'a \\ escape is malformed',
+  InvalidCharacter: 'a string contains a control character, write it as an escape such as \\n',
+};
+
+/** A jsonc-parser error code in words, for people. Pure. */
+export function describeParseError(code: ParseErrorCode): string {
+  const name = printParseErrorCode(code);
+  return Object.hasOwn(PARSE_ERRORS, name) ? (PARSE_ERRORS[name] ?? name) : name;
+}
+
 /** Result of {@link parseJsoncDocument}. */
 export interface JsoncDocument {
   /** Undefined for an empty (or comments-only) document. */
@@ -87,10 +113,13 @@ export function parseJsoncDocument(text: string): JsoncDocument {
   const first = errors[0];
   if (first) {
     const { line, column } = lineColumn(text, first.offset);
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    const more =
+      errors.length > 1
+        ? `, and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''} after it`
+        : '';
     return {
       error: {
-        message: `${printParseErrorCode(first.error)} at line ${line}, column ${column}${more}`,
+        message: `${describeParseError(first.error)} at line ${line}, column ${column}${more}`,
         offset: first.offset,
       },
     };

@@ -1,7 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
-import { parseConfigText, stripBom } from './parse';
+import { nodeValue, parseConfigText, parseJsoncDocument, stripBom } from './parse';
 import type { ConfigIssue, PluginServers } from './types';
 
 /** An installed plugin found under `<home>/plugins/<dir>/`. */
@@ -86,12 +85,11 @@ export async function readPlugin(
       const file = join(root, rel);
       const text = await readSmallFile(file);
       if (text === undefined) continue;
-      const errors: ParseError[] = [];
-      const value: unknown = parseJsonc(stripBom(text), errors, { allowTrailingComma: true });
-      if (errors.length > 0 || !isRecord(value)) {
-        const why = errors[0]
-          ? `${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}`
-          : 'not a JSON object';
+      // Through the parse tree: a "__proto__" key stays data (never a prototype), nesting is bounded.
+      const doc = parseJsoncDocument(stripBom(text));
+      const value: unknown = doc.error ? undefined : nodeValue(doc.root);
+      if (doc.error || !isRecord(value)) {
+        const why = doc.error ? doc.error.message : 'not a JSON object';
         return {
           issues: [issue(file, dir, `Plugin "${dir}" is skipped: its manifest ${file} is invalid (${why}).`)],
         };

@@ -24,6 +24,12 @@ export interface ServerConfig {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /**
+   * `true`: the server is listed (as disabled) but never dialed; a connect
+   * attempt fails with `SERVER_DISABLED`. Written by Cline, Roo, Kiro.
+   * @default false
+   */
+  disabled?: boolean;
   /** @default 'lazy' */
   lifecycle?: Lifecycle;
   /** @default 600000 */
@@ -76,6 +82,11 @@ export interface ResolvedServer {
   raw?: ServerConfig;
   /** False when a connect attempt must fail: see {@link ResolvedServer.issues} and `assertConnectable`. */
   connectable?: boolean;
+  /**
+   * True when the entry says `"disabled": true`: listed, never dialed
+   * (`connectable` is false and `assertConnectable` throws `SERVER_DISABLED`).
+   */
+  disabled?: boolean;
   /** The `type` string when it is not one of stdio/http/sse. */
   unknownType?: string;
   /** Every issue found on this definition (errors make it not connectable). */
@@ -106,6 +117,7 @@ export type ConfigIssueCode =
   | 'CONFIG_EMPTY'
   | 'UNKNOWN_KEY'
   | 'NAME_INVALID'
+  | 'NAME_CONFLICT'
   | 'SERVER_INVALID'
   | 'FIELD_INVALID'
   | 'TRANSPORT_CONFLICT'

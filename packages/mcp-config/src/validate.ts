@@ -1,4 +1,4 @@
-import { maskUrl } from './display';
+import { maskDefaults, maskUrl } from './display';
 import { hasReferences } from './expand';
 import type {
   ConfigIssue,
@@ -9,8 +9,14 @@ import type {
   ServerConfig,
 } from './types';
 
-/** Server names: what `mcp__<server>__<tool>` can split unambiguously (and no `__` inside). */
-export const SERVER_NAME_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
+/** Longest server name (UTF-16 code units). */
+export const MAX_SERVER_NAME_LENGTH = 128;
+/**
+ * Server names: any non-empty text without control characters, at most
+ * {@link MAX_SERVER_NAME_LENGTH} long (dots and spaces are common in other
+ * hosts' files). Tools are addressed through `serverIdentity(name)`.
+ */
+export const SERVER_NAME_PATTERN: RegExp = /^[^\u0000-\u001f\u007f-\u009f]{1,128}$/;
 /** At most this many servers after merge; the rest are reported (`LIMIT_EXCEEDED`) in precedence order. */
 export const MAX_SERVERS = 32;
 /** Lifecycle used when a server does not say. */
@@ -25,6 +31,7 @@ const LIFECYCLES: readonly string[] = ['lazy', 'eager', 'keep-alive'];
 const STDIO_FIELDS = ['command', 'args', 'env', 'cwd'] as const;
 const REMOTE_FIELDS = ['url', 'headers'] as const;
 const EXTENSION_FIELDS = [
+  'disabled',
   'lifecycle',
   'idleTimeoutMs',
   'connectTimeoutMs',
@@ -45,8 +52,6 @@ const KEY_HINTS: Readonly<Record<string, string>> = {
   connectTimeout: 'did you mean "connectTimeoutMs" (milliseconds)?',
   callTimeout: 'did you mean "callTimeoutMs" (milliseconds)?',
   timeout: 'use "callTimeoutMs" or "connectTimeoutMs" (milliseconds)',
-  disabled:
-    'turning servers on and off is not read from config files; disconnect the server in the host instead',
   autoApprove: 'use "approveTools" (honoured only in the user file or the constructor option)',
   alwaysAllow: 'use "approveTools" (honoured only in the user file or the constructor option)',
   transport: 'use "type"',
@@ -55,13 +60,18 @@ const KEY_HINTS: Readonly<Record<string, string>> = {
 };
 
 const TYPE_HINTS: Readonly<Record<string, string>> = {
-  'streamable-http': 'use "http" (Streamable HTTP)',
-  streamablehttp: 'use "http" (Streamable HTTP)',
-  streamable_http: 'use "http" (Streamable HTTP)',
-  'http-stream': 'use "http" (Streamable HTTP)',
-  ws: 'WebSocket servers are not supported; use "http" or "sse" if the server offers them',
-  websocket: 'WebSocket servers are not supported; use "http" or "sse" if the server offers them',
+  'streamable-http': 'Streamable HTTP is "http"',
+  streamablehttp: 'Streamable HTTP is "http"',
+  streamable_http: 'Streamable HTTP is "http"',
+  'http-stream': 'Streamable HTTP is "http"',
+  ws: 'WebSocket servers are not supported, so use "http" or "sse" if the server offers them',
+  websocket: 'WebSocket servers are not supported, so use "http" or "sse" if the server offers them',
 };
+
+/** `table[key]` only when it is the table's own entry (never `constructor`, `__proto__`...). */
+function ownHint(table: Readonly<Record<string, string>>, key: string): string | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -115,24 +125,23 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function typeName(value: unknown): string {
+/**
+ * What kind of value `value` is, for messages. Values are never quoted (a
+ * wrong-typed token is still a token), except short strings of fields that
+ * hold no secrets when `show` is set (`type`, `lifecycle`).
+ */
+function typeName(value: unknown, show = false): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string')
-    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value)}`;
-  if (typeof value === 'number') return `the number ${value}`;
-  if (typeof value === 'boolean') return `the boolean ${value}`;
+  if (typeof value === 'string') {
+    if (value === '') return 'an empty string';
+    return show && value.length <= 40 ? `the string ${JSON.stringify(value)}` : 'a string';
+  }
+  if (typeof value === 'number') return show ? `the number ${value}` : 'a number';
+  if (typeof value === 'boolean') return show ? `the boolean ${value}` : 'a boolean';
   if (value === undefined) return 'undefined';
   return `a ${typeof value}`;
-}
-
-function quoted(value: unknown): string {
-  try {
-    return JSON.stringify(JSON.stringify(value) ?? String(value));
-  } catch {
-    return '"..."';
-  }
 }
 
 function hasNul(text: string): boolean {
@@ -144,11 +153,32 @@ export function hasDotDotSegment(path: string): boolean {
   return path.split(/[\\/]/).some((segment) => segment === '..');
 }
 
+/** True for text a clean URL never has: white space, control characters, backslashes. */
+function hasUnsafeUrlCharacter(url: string): boolean {
+  for (let i = 0; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f || c === 0x5c || (c >= 0x80 && c <= 0x9f)) return true;
+  }
+  return false;
+}
+
 /**
- * Why `url` is not an absolute http(s) URL, or undefined when it is. Pure.
+ * Why `url` is not a clean absolute http(s) URL, or undefined when it is.
+ * Pure, linear. Clean means written the way it is read: `http://` or
+ * `https://` then the host, no spaces, backslashes or control characters
+ * (the lenient forms parsers accept, such as `https:host` or `https:///host`,
+ * are refused: they are how a password slips past what people check).
  * A URL with `${VAR}` references is checked after expansion instead.
  */
 export function urlProblem(url: string): string | undefined {
+  if (hasUnsafeUrlCharacter(url)) {
+    return 'has spaces, backslashes or control characters; write it as https://host/path';
+  }
+  const lower = url.slice(0, 8).toLowerCase();
+  const afterScheme = lower.startsWith('https://') ? 8 : lower.startsWith('http://') ? 7 : -1;
+  if (afterScheme !== -1 && (url.length === afterScheme || url.charAt(afterScheme) === '/')) {
+    return 'has no host after the scheme; write it as https://host/path';
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -158,15 +188,16 @@ export function urlProblem(url: string): string | undefined {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return `uses ${parsed.protocol.replace(/:$/, '')}: only http and https are supported`;
   }
+  if (afterScheme === -1) return 'must start with http:// or https:// and the host';
   return undefined;
 }
 
 /** Why `name` is not a valid server name, or undefined when it is. Pure. */
 export function serverNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'is empty';
-  if (name.length > 64) return `is ${name.length} characters long (at most 64)`;
-  if (!SERVER_NAME_PATTERN.test(name)) return 'may only contain letters, digits, "_" and "-"';
-  if (name.includes('__')) return 'contains "__", which separates server and tool in mcp__<server>__<tool>';
+  if (name.length > MAX_SERVER_NAME_LENGTH)
+    return `is ${name.length} characters long, more than ${MAX_SERVER_NAME_LENGTH}`;
+  if (!SERVER_NAME_PATTERN.test(name)) return 'contains a control character such as a line break or tab';
   return undefined;
 }
 
@@ -212,7 +243,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
     add(
       'error',
       'NAME_INVALID',
-      `Server name ${JSON.stringify(name)} in ${describeLocation(ctx)} ${nameProblem}; the server is skipped. Rename it to match ^[A-Za-z0-9_-]{1,64}$ without "__".`,
+      `Server name ${JSON.stringify(name.slice(0, MAX_SERVER_NAME_LENGTH))}${name.length > MAX_SERVER_NAME_LENGTH ? '...' : ''} in ${describeLocation(ctx)} ${nameProblem}; the server is skipped. Rename it: any text of 1 to ${MAX_SERVER_NAME_LENGTH} characters without control characters.`,
     );
     return { name, nameValid: false, transport: 'unknown', config: {}, issues, ok: false };
   }
@@ -232,7 +263,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
 
   for (const key of Object.keys(entry)) {
     if (KNOWN_KEYS.has(key)) continue;
-    const hint = KEY_HINTS[key];
+    const hint = ownHint(KEY_HINTS, key);
     add(
       'warning',
       'UNKNOWN_KEY',
@@ -250,7 +281,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
       add(
         'error',
         'FIELD_INVALID',
-        `${where}: "type" is ${typeName(t)}; write "stdio", "http" or "sse".`,
+        `${where}: "type" is ${typeName(t, true)}; write "stdio", "http" or "sse".`,
         'type',
       );
     } else if (KNOWN_TRANSPORTS.includes(t)) {
@@ -261,12 +292,12 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
       config.type = t;
       const lower = t.toLowerCase();
       const hint =
-        TYPE_HINTS[lower] ??
-        (KNOWN_TRANSPORTS.includes(lower) ? `write it in lower case: "${lower}"` : undefined);
+        ownHint(TYPE_HINTS, lower) ??
+        (KNOWN_TRANSPORTS.includes(lower) ? `write it in lower case, "${lower}"` : undefined);
       add(
         'error',
         'TRANSPORT_UNKNOWN',
-        `${where}: unknown type ${JSON.stringify(t)}; connecting to it will fail. Use "stdio", "http" or "sse"${hint ? ` (${hint})` : ''}. There is no automatic fallback between http and sse.`,
+        `${where}: unknown type ${JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}...` : t)}; connecting to it will fail. Use "stdio", "http" or "sse"${hint ? `; ${hint}` : ''}. There is no automatic fallback between http and sse.`,
         'type',
       );
     }
@@ -288,7 +319,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
       add(
         'error',
         'COMMAND_INVALID',
-        `${where}: "command" ${JSON.stringify(c)} has a ".." path segment; use an absolute path, a path without "..", or a program on PATH.`,
+        `${where}: "command" ${JSON.stringify(maskDefaults(c))} has a ".." path segment; use an absolute path, a path without "..", or a program on PATH.`,
         'command',
       );
     } else {
@@ -313,7 +344,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
           'FIELD_INVALID',
           typeof x === 'string'
             ? `${where}: args[${bad}] contains a NUL character.`
-            : `${where}: args[${bad}] is ${typeName(x)}; every argument must be a string (quote it: ${quoted(x)}).`,
+            : `${where}: args[${bad}] is ${typeName(x)}; every argument must be a string, so put it in double quotes.`,
           `args[${bad}]`,
         );
       } else {
@@ -341,7 +372,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
         add(
           'error',
           'FIELD_INVALID',
-          `${where}: ${path} is ${typeName(v)}; values must be strings (write ${quoted(v)}).`,
+          `${where}: ${path} is ${typeName(v)}; values must be strings, so put it in double quotes.`,
           path,
         );
         ok = false;
@@ -472,10 +503,15 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
       `${where}: "${field}" ${why}; it is ignored and the default applies.`,
       field,
     );
+  if (has('disabled')) {
+    const d = own('disabled');
+    if (d === true) config.disabled = true;
+    else if (d !== false) ignore('disabled', `is ${typeName(d, true)}; write true or false`);
+  }
   if (has('lifecycle')) {
     const l = own('lifecycle');
     if (typeof l === 'string' && LIFECYCLES.includes(l)) config.lifecycle = l as Lifecycle;
-    else ignore('lifecycle', `is ${typeName(l)}; write "lazy", "eager" or "keep-alive"`);
+    else ignore('lifecycle', `is ${typeName(l, true)}; write "lazy", "eager" or "keep-alive"`);
   }
   for (const field of ['idleTimeoutMs', 'connectTimeoutMs', 'callTimeoutMs'] as const) {
     if (!has(field)) continue;
@@ -484,7 +520,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
     else
       ignore(
         field,
-        `is ${typeName(n)}; it must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS}`,
+        `is ${typeName(n, true)}; it must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS}`,
       );
   }
   if (has('approveTools')) {

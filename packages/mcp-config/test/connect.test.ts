@@ -24,6 +24,37 @@ function thrown(fn: () => void): McpConfigError {
   throw new Error('did not throw');
 }
 
+describe('assertConnectable: disabled servers', () => {
+  it('a server with disabled: true is refused with SERVER_DISABLED, whatever else it has', () => {
+    for (const entry of [
+      { command: 'node', disabled: true },
+      { url: 'https://h/mcp', disabled: true },
+      { type: 'ws', url: 'ws://h', disabled: true },
+    ]) {
+      const err = thrown(() => assertConnectable(resolved(entry)));
+      expect(err.code).toBe('SERVER_DISABLED');
+      expect(err.message).toContain('"disabled"');
+      expect(isMcpConfigError(err, 'SERVER_DISABLED')).toBe(true);
+    }
+  });
+
+  it('a hand-built server with disabled: true is refused too', () => {
+    const server: ResolvedServer = {
+      name: 'x',
+      source: 'constructor',
+      transport: 'stdio',
+      config: { command: 'node' },
+      fingerprint: '',
+      disabled: true,
+    };
+    expect(thrown(() => assertConnectable(server)).code).toBe('SERVER_DISABLED');
+  });
+
+  it('disabled: false connects', () => {
+    expect(() => assertConnectable(resolved({ command: 'node', disabled: false }))).not.toThrow();
+  });
+});
+
 describe('assertConnectable', () => {
   it.each([
     ['stdio', { command: 'node' }],

@@ -107,8 +107,8 @@ describe('addServer (real files)', () => {
   });
 
   it.each([
-    ['bad name', 'a b', { command: 'x' }, 'SERVER_INVALID'],
-    ['name with __', 'a__b', { command: 'x' }, 'SERVER_INVALID'],
+    ['empty name', '', { command: 'x' }, 'SERVER_INVALID'],
+    ['name with a line break', 'a\nb', { command: 'x' }, 'SERVER_INVALID'],
     ['unknown type', 'ws', { type: 'websocket', url: 'ws://h' }, 'TRANSPORT_UNKNOWN'],
     ['conflicting fields', 'x', { command: 'a', url: 'https://h' }, 'SERVER_INVALID'],
     ['.. in command', 'x', { command: '../x' }, 'SERVER_INVALID'],
@@ -127,6 +127,15 @@ describe('addServer (real files)', () => {
     expect((await failure(addServer(missing, name, config))).code).toBe(code);
     expect(existsSync(join(dir, 'sub'))).toBe(false);
     expect(readdirSync(dir)).toEqual(['mcp.json']);
+  });
+
+  it('names with dots and spaces are written (Kiro, Amazon Q)', async () => {
+    const file = join(tempDir(), 'mcp.json');
+    await addServer(file, 'awslabs.aws-documentation-mcp-server', { command: 'uvx' });
+    await addServer(file, 'My Server', { command: 'x' });
+    const loaded = await loadMcpConfig({ workdir: tempDir(), home: join(file, '..'), env: {} });
+    expect(loaded.servers.map((s) => s.name)).toEqual(['awslabs.aws-documentation-mcp-server', 'My Server']);
+    expect(loaded.issues).toEqual([]);
   });
 
   it('SERVER_INVALID carries the issues and names the file and the fix', async () => {
@@ -203,8 +212,10 @@ describe('removeServer (real files)', () => {
   });
 
   it('missing directory: CONFIG_NOT_FOUND', async () => {
-    const err = await failure(removeServer(join(tempDir(), 'nope', 'mcp.json'), 'x'));
+    const dir = tempDir();
+    const err = await failure(removeServer(join(dir, 'nope', 'mcp.json'), 'x'));
     expect(err.code).toBe('CONFIG_NOT_FOUND');
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it.each([

@@ -286,3 +286,14 @@ describe('removeServerFromText', () => {
     expect.assertions(2);
   });
 });
+
+describe('addServerToText: names that collide after the tool-identity mapping', () => {
+  it('refuses a name whose identity another server already has (NAME_CONFLICT), the text unchanged', () => {
+    const text = '{"mcpServers": {"a.b": {"command": "x"}}}';
+    expect(() => addServerToText(text, 'a_b', { command: 'y' })).toThrow(
+      expect.objectContaining({ code: 'NAME_CONFLICT' }),
+    );
+    expect(() => addServerToText(text, 'a b', { command: 'y' }, { overwrite: true })).toThrow(/mcp__a_b__/);
+    expect(addServerToText(text, 'a.b', { command: 'y' }, { overwrite: true }).replaced).toBe(true);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { displayServer } from '../src/display';
 import {
   type ConfigSource,
   fingerprint,
@@ -112,7 +113,7 @@ describe('mergeSources: precedence', () => {
 
   it('an invalid name is dropped and hides nothing', () => {
     const { servers, issues } = mergeSources([
-      layer('project', { 'bad name': { command: 'x' } }),
+      layer('project', { 'bad\nname': { command: 'x' } }),
       layer('user', { ok: { command: 'y' } }),
     ]);
     expect(servers.map((s) => s.name)).toEqual(['ok']);
@@ -166,7 +167,7 @@ describe('mergeSources: precedence', () => {
       message: 'x',
     };
     const { issues } = mergeSources([
-      layer('user', { 'bad.name': {} }, { issues: [fileIssue] }),
+      layer('user', { '': {} }, { issues: [fileIssue] }),
       layer('project', { p: {} }),
     ]);
     expect(issues.map((i) => [i.source, i.code])).toEqual([
@@ -174,6 +175,87 @@ describe('mergeSources: precedence', () => {
       ['user', 'CONFIG_MALFORMED'],
       ['user', 'NAME_INVALID'],
     ]);
+  });
+});
+
+describe('mergeSources: names', () => {
+  it('names with dots and spaces load (Kiro, Amazon Q, Claude Desktop)', () => {
+    const { servers, issues } = mergeSources([
+      layer('project', {
+        'awslabs.aws-documentation-mcp-server': { command: 'uvx' },
+        'My Server': { command: 'x' },
+      }),
+    ]);
+    expect(servers.map((s) => s.name)).toEqual(['awslabs.aws-documentation-mcp-server', 'My Server']);
+    expect(issues).toEqual([]);
+  });
+
+  it('names that collide after the tool-identity mapping: the later one is skipped with NAME_CONFLICT', () => {
+    const { servers, issues } = mergeSources([
+      layer('user', { 'a.b': { command: 'u' }, 'c d': { command: 'x' } }),
+      layer('project', { a_b: { command: 'p' }, 'a b': { command: 'q' } }),
+    ]);
+    expect(servers.map((s) => [s.name, s.source])).toEqual([
+      ['a_b', 'project'],
+      ['c d', 'user'],
+    ]);
+    expect(issues.map((i) => [i.code, i.severity, i.source, i.server])).toEqual([
+      ['NAME_CONFLICT', 'error', 'project', 'a b'],
+      ['NAME_CONFLICT', 'error', 'user', 'a.b'],
+    ]);
+    expect(issues[0]?.message).toContain('"a_b"');
+    expect(issues[0]?.message).toContain('mcp__a_b__');
+  });
+
+  it('the same name in two sources is shadowing, not a conflict', () => {
+    const { servers, issues } = mergeSources([
+      layer('user', { 'a.b': { command: 'u' } }),
+      layer('project', { 'a.b': { command: 'p' } }),
+    ]);
+    expect(servers.map((s) => [s.name, s.source, s.shadowed?.length])).toEqual([['a.b', 'project', 1]]);
+    expect(issues).toEqual([]);
+  });
+});
+
+describe('mergeSources: disabled servers', () => {
+  it('disabled: true is listed with disabled: true, not connectable, quietly; disabled: false is a normal server', () => {
+    const { servers, issues } = mergeSources([
+      layer('project', { off: { command: 'x', disabled: true }, on: { command: 'y', disabled: false } }),
+    ]);
+    expect(issues).toEqual([]);
+    expect(servers.map((s) => [s.name, s.disabled, s.connectable])).toEqual([
+      ['off', true, false],
+      ['on', undefined, true],
+    ]);
+  });
+});
+
+describe('mergeSources: messages never quote secrets', () => {
+  it('a token typed in braces is not quoted in VARIABLE_INVALID; a default is never shown', () => {
+    const { servers, issues } = mergeSources([
+      layer('project', {
+        s: {
+          command: 'x',
+          args: ['--key', '${sk-live-hunter2}'],
+          env: { GITHUB_TOKEN: '${GITHUB_TOKEN:-ghp_hunter2}', B: '${sk hunter2}' },
+        },
+      }),
+    ]);
+    expect(issues.map((i) => [i.code, i.field])).toEqual([
+      ['VARIABLE_INVALID', 'args[1]'],
+      ['VARIABLE_INVALID', 'env.B'],
+    ]);
+    const text = JSON.stringify(issues) + JSON.stringify(servers.map(displayServer));
+    expect(text).not.toContain('hunter2');
+    expect(servers[0]!.displayEnv).toEqual({ GITHUB_TOKEN: '${GITHUB_TOKEN:-****}', B: '****' });
+  });
+
+  it('many unresolved variables: at most 20 issues and one summary', () => {
+    const env: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) env[`K${i}`] = `\${V${i}}`;
+    const { issues } = mergeSources([layer('project', { s: { command: 'x', env } })]);
+    expect(issues.filter((i) => i.code === 'VARIABLE_UNRESOLVED')).toHaveLength(21);
+    expect(issues.at(-1)?.message).toContain('30 more variables');
   });
 });
 
@@ -483,7 +565,7 @@ describe('mergeSources: an url checked after expansion', () => {
       { env: { HOST: 'example.com' }, workdir: '/w' },
     );
     const issue = issues.find((i) => i.code === 'URL_INVALID');
-    expect(issue?.message).toContain('ftp://u:****@${HOST}/x');
+    expect(issue?.message).toContain('ftp://****:****@${HOST}/x');
     expect(issue?.message).not.toContain('hunter2');
     expect(issue?.message).not.toContain('example.com');
   });

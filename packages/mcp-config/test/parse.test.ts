@@ -78,7 +78,7 @@ describe('parseConfigText: JSONC', () => {
 
   it('names the line and column of a syntax error', () => {
     const parsed = parseConfigText('{\n  "mcpServers": {\n    "a": {"command": "x"\n  }\n}', F, 'project');
-    expect(parsed.issues[0]!.message).toContain('CloseBraceExpected at line 5, column 2');
+    expect(parsed.issues[0]!.message).toContain('a } is missing at line 5, column 2');
   });
 
   it('a name written twice: the last wins, with a warning', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TIMEOUT_MS, validateServer } from '../src/index';
+import { parseConfigText } from '../src/parse';
 
 const ctx = { source: 'project' as const, file: '/w/.mcp.json' };
 type Expect = [code: string, severity: 'error' | 'warning', field?: string][];
@@ -20,17 +21,23 @@ describe('validateServer: names', () => {
     ['_a_', true],
     ['a_-_b', true],
     ['x'.repeat(64), true],
+    ['x'.repeat(128), true],
+    // names other hosts write (Kiro, Amazon Q, Claude Desktop)
+    ['awslabs.aws-documentation-mcp-server', true],
+    ['My Server', true],
+    ['a/b', true],
+    ['a:b', true],
+    ['a__b', true],
+    ['ünï', true],
+    ['__proto__', true],
+    ['constructor', true],
     ['', false],
-    ['x'.repeat(65), false],
-    ['a b', false],
-    ['a.b', false],
-    ['a/b', false],
-    ['a:b', false],
-    ['a__b', false],
-    ['__a', false],
-    ['a__', false],
-    ['ünï', false],
-    ['__proto__', false],
+    ['x'.repeat(129), false],
+    ['a\nb', false],
+    ['tab\there', false],
+    ['nul\u0000', false],
+    ['del\u007f', false],
+    ['c1\u0085', false],
   ])('%j valid=%s', (name, valid) => {
     const v = validateServer(name, ok, ctx);
     expect(v.nameValid).toBe(valid);
@@ -219,7 +226,9 @@ describe('validateServer: rules', () => {
     ['description number', { ...ok, description: 5 }, [['FIELD_IGNORED', 'warning', 'description']]],
     // unknown keys: warnings, ignored
     ['unknown key', { ...ok, foo: 1 }, [['UNKNOWN_KEY', 'warning', 'foo']]],
-    ['disabled key', { ...ok, disabled: true }, [['UNKNOWN_KEY', 'warning', 'disabled']]],
+    ['disabled: true (Cline, Roo, Kiro) is read quietly', { ...ok, disabled: true }, []],
+    ['disabled: false draws no warning', { ...ok, disabled: false }, []],
+    ['disabled not a boolean', { ...ok, disabled: 'yes' }, [['FIELD_IGNORED', 'warning', 'disabled']]],
     [
       'idleTimeout (seed 002 spelling)',
       { ...ok, idleTimeout: 5 },
@@ -263,10 +272,35 @@ describe('validateServer: rules', () => {
   it('unknown-key warnings carry hints that say what to write', () => {
     const [issue] = validateServer('s', { ...ok, idleTimeout: 5 }, ctx).issues;
     expect(issue!.message).toContain('idleTimeoutMs');
-    const [disabled] = validateServer('s', { ...ok, disabled: true }, ctx).issues;
-    expect(disabled!.message).toContain('not read from config files');
     const [type] = validateServer('s', { type: 'streamable-http', ...remote }, ctx).issues;
-    expect(type!.message).toContain('use "http"');
+    expect(type!.message).toContain('Streamable HTTP is "http"');
+  });
+
+  it('hints are own entries of the hint tables: "constructor" and "__proto__" get no inherited text', () => {
+    const entry = JSON.parse('{"command": "x", "constructor": 1, "__proto__": 2, "toString": 3}') as object;
+    const messages = validateServer('s', entry, ctx).issues.map((i) => i.message);
+    expect(messages).toHaveLength(3);
+    for (const m of messages) {
+      expect(m).toMatch(/is ignored\.$/);
+      expect(m).not.toContain('native code');
+      expect(m).not.toContain('[object');
+    }
+    const type = validateServer('s', { type: 'constructor', url: 'https://h' }, ctx).issues[0]!.message;
+    expect(type).not.toContain('native code');
+  });
+
+  it('a parse or type message never nests brackets', () => {
+    const type = validateServer('s', { type: 'streamable-http', ...remote }, ctx).issues[0]!.message;
+    const depth = (text: string) => {
+      let d = 0;
+      let max = 0;
+      for (const c of text) {
+        if (c === '(') max = Math.max(max, ++d);
+        if (c === ')') d--;
+      }
+      return max;
+    };
+    expect(depth(type)).toBeLessThanOrEqual(1);
   });
 
   it('does not crash on odd JavaScript values (constructor source)', () => {
@@ -290,11 +324,93 @@ describe('validateServer: messages never show a literal credential', () => {
     ['password in a non-http url', { url: 'ftp://user:hunter2@h/x' }, 'URL_INVALID'],
     ['token as user in a non-http url', { url: 'ws://hunter2@h/x' }, 'URL_INVALID'],
     ['token in the query of a non-http url', { url: 'ws://h/x?token=hunter2' }, 'URL_INVALID'],
+    ['leading space', { url: ' https://me:hunter2@h' }, 'URL_INVALID'],
+    ['no slashes', { url: 'https:me:hunter2@h' }, 'URL_INVALID'],
+    ['backslashes', { url: 'https:\\\\me:hunter2@h' }, 'URL_INVALID'],
+    ['three slashes', { url: 'https:///me:hunter2@h' }, 'URL_INVALID'],
+    ['jwt in the query', { url: 'ws://h/x?jwt=hunter2' }, 'URL_INVALID'],
+    ['token after ;', { url: 'ws://h/x?a=1;token=hunter2' }, 'URL_INVALID'],
+    ['percent-encoded name', { url: 'ws://h/x?api%5Fkey=hunter2' }, 'URL_INVALID'],
   ])('%s', (_label, entry, code) => {
     const issues = validateServer('s', entry, ctx).issues;
     expect(issues.map((i) => i.code)).toContain(code);
     for (const issue of issues) expect(issue.message).not.toContain('hunter2');
     // still names the url, masked, so a person can find it
     expect(issues.find((i) => i.code === code)!.message).toContain('****');
+  });
+});
+
+describe('validateServer: messages never quote a value of env, headers or args', () => {
+  it.each([
+    ['env value an array', { command: 'x', env: { API_KEY: ['hunter2'] } }],
+    ['env value a number', { command: 'x', env: { API_KEY: 12345678 } }],
+    ['header value an object', { url: 'https://h', headers: { Authorization: { v: 'hunter2' } } }],
+    ['arg a number', { command: 'x', args: ['--token', 12345678] }],
+    ['entry a string', 'hunter2'],
+    ['command an array', { command: ['hunter2'] }],
+    ['cwd a number', { command: 'x', cwd: 12345678 }],
+  ])('%s', (_label, entry) => {
+    const issues = validateServer('s', entry, ctx).issues;
+    expect(issues.length).toBeGreaterThan(0);
+    for (const issue of issues) {
+      expect(issue.message).not.toContain('hunter2');
+      expect(issue.message).not.toContain('12345678');
+    }
+  });
+
+  it('urls that are not clean absolute http(s) urls are refused', () => {
+    for (const url of [
+      ' https://h',
+      'https://h ',
+      'https:h',
+      'https:\\\\h',
+      'https:///h',
+      'https://',
+      'h/x',
+    ]) {
+      expect(validateServer('s', { url }, ctx).issues.map((i) => i.code)).toEqual(['URL_INVALID']);
+    }
+    for (const url of ['https://h', 'HTTP://h:8080/x?y=1', 'http://[::1]:3000/mcp']) {
+      expect(validateServer('s', { url }, ctx).issues).toEqual([]);
+    }
+  });
+});
+
+describe('messages never nest brackets', () => {
+  const depth = (text: string) => {
+    let d = 0;
+    let max = 0;
+    for (const c of text) {
+      if (c === '(') max = Math.max(max, ++d);
+      if (c === ')') d--;
+    }
+    return max;
+  };
+
+  it.each<[string, unknown]>([
+    ['streamable-http', { type: 'streamable-http', url: 'https://h' }],
+    ['upper-case type', { type: 'HTTP', url: 'https://h' }],
+    ['websocket', { type: 'ws', url: 'ws://h' }],
+    ['.. in command', { command: '../x' }],
+    ['ftp url', { url: 'ftp://h/x' }],
+    ['conflict', { command: 'x', url: 'https://h' }],
+    ['bad lifecycle and timeout', { command: 'x', lifecycle: 'x', idleTimeoutMs: -1, timeout: 5 }],
+    ['empty', {}],
+    ['null', null],
+    ['env of numbers', { command: 'x', env: { A: 1 }, args: [2] }],
+  ])('%s', (_label, entry) => {
+    for (const issue of validateServer('s', entry, ctx).issues)
+      expect(depth(issue.message)).toBeLessThanOrEqual(1);
+  });
+
+  it('parse errors, in words', () => {
+    const parsed = parseConfigText(
+      '{\n  "mcpServers": {\n    "a": {"command": "x"}\n',
+      '/w/.mcp.json',
+      'project',
+    );
+    const message = parsed.issues[0]?.message ?? '';
+    expect(message).toContain('a } is missing at line 4');
+    expect(depth(message)).toBeLessThanOrEqual(1);
   });
 });

@@ -161,8 +161,8 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
     return res;
   };
 
-  const url = new URL(opts.url);
-  const requestInit: RequestInit = opts.headers ? { headers: { ...opts.headers } } : {};
+  const { url, headers } = splitUserinfo(opts.url, opts.headers);
+  const requestInit: RequestInit = headers ? { headers } : {};
   const transport: Transport =
     opts.kind === 'sse'
       ? new SSEClientTransport(url, { requestInit, fetch: fetchImpl, eventSourceInit: { fetch: fetchImpl } })
@@ -209,4 +209,26 @@ function causeText(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   if (!cause) return '';
   return ` (${cause.code ?? cause.message ?? String(cause)})`;
+}
+
+/**
+ * `fetch` refuses a URL with credentials in it (`https://user:pw@host/mcp`).
+ * Pure: move them into a Basic `Authorization` header (unless the config
+ * already sets one, which wins) and return the URL without them.
+ */
+export function splitUserinfo(
+  raw: string,
+  headers: Record<string, string> | undefined,
+): { url: URL; headers: Record<string, string> | undefined } {
+  const url = new URL(raw);
+  if (url.username === '' && url.password === '')
+    return { url, headers: headers ? { ...headers } : undefined };
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  const out: Record<string, string> = { ...headers };
+  const hasAuth = Object.keys(out).some((k) => k.toLowerCase() === 'authorization');
+  if (!hasAuth) out.Authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+  return { url, headers: out };
 }

@@ -16,7 +16,11 @@ export const systemClock: Clock = {
 
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {
-  /** Give up after this many milliseconds. @default 5000 */
+  /**
+   * Give up after this many milliseconds. Generous, because tests run on busy
+   * machines: a process may take seconds to start there.
+   * @default 30000
+   */
   timeoutMs?: number;
   /** Pause between two polls. @default 25 */
   intervalMs?: number;
@@ -38,7 +42,7 @@ export function waitFor<T>(
   predicate: () => T | Promise<T>,
   options: WaitForOptions = {},
 ): Promise<Truthy<T>> {
-  const { timeoutMs = 5000, intervalMs = 25, message = 'condition', clock = systemClock } = options;
+  const { timeoutMs = 30_000, intervalMs = 25, message = 'condition', clock = systemClock } = options;
   const deadline = clock.now() + timeoutMs;
   return new Promise<Truthy<T>>((resolve, reject) => {
     let lastError: unknown;

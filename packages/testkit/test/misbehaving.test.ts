@@ -136,10 +136,24 @@ describe('noisy-stdout fixture', () => {
       stdout += c.toString('utf8');
     });
     const errors = collectErrors(f.client);
-    await expect(f.client.connect(f.transport, { timeout: 400 })).rejects.toThrow(/timed out/i);
+    // The SDK's own timeout only bounds the test; the check starts once the fixture is known to be up.
+    const abort = new AbortController();
+    const outcome = f.client.connect(f.transport, { timeout: 60_000, signal: abort.signal }).then(
+      () => 'answered',
+      (e: unknown) => e,
+    );
+    await waitFor(() => stdout.includes('{broken json') && errors.length >= 3, {
+      message: 'the fixture to print its garbage and the client to reject it',
+    });
     expect(stdout).toContain('noisy-stdout: starting up...');
-    expect(stdout).toContain('{broken json');
-    expect(errors.length).toBeGreaterThanOrEqual(3);
+    // Up, and done printing: it must still not answer initialize.
+    const early = await Promise.race([
+      outcome,
+      new Promise((resolve) => setTimeout(() => resolve('no answer'), 400)),
+    ]);
+    expect(early).toBe('no answer');
+    abort.abort(new Error('no answer, as expected'));
+    expect(await outcome).toBeInstanceOf(Error);
     expect(f.child.exitCode).toBeNull();
   });
 

@@ -1,5 +1,6 @@
-import { cp, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { cp, lstat, mkdir, readdir, readlink, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import {
   addServer,
   isMcpConfigError,
@@ -14,9 +15,9 @@ import {
 } from '@wave/mcp-config';
 import type { Command } from 'commander';
 import { type GlobalOptions, loadWorld, resolvePaths, type World } from '../context';
-import { CliError, type Io } from '../io';
+import { CliError, type Io, oneLine } from '../io';
 import { colors, renderGet, renderList } from '../render';
-import { findLiteralSecrets } from '../secrets';
+import { findLiteralSecrets, type SecretFinding } from '../secrets';
 import { type ServerView, serverView } from '../views';
 
 export type Scope = 'user' | 'project';
@@ -106,6 +107,19 @@ function describeEditError(err: unknown): never {
   throw err;
 }
 
+/** "env API_KEY, argument --token ****": what {@link findLiteralSecrets} found, values masked. Pure. */
+export function describeSecrets(found: readonly SecretFinding[]): string {
+  return found
+    .map((f) =>
+      f.kind === 'url'
+        ? 'a password in the URL'
+        : f.kind === 'arg'
+          ? `argument ${f.key}`
+          : `${f.kind} ${f.key}`,
+    )
+    .join(', ');
+}
+
 async function writeServer(
   io: Io,
   world: { home: string; workdir: string },
@@ -116,12 +130,15 @@ async function writeServer(
   const scope = parseScope(opts.scope) ?? 'user';
   if (scope === 'project' && !opts.allowSecret) {
     const found = findLiteralSecrets(
-      config as { env?: Record<string, string>; headers?: Record<string, string>; url?: string },
+      config as {
+        env?: Record<string, string>;
+        headers?: Record<string, string>;
+        url?: string;
+        args?: unknown;
+      },
     );
     if (found.length > 0) {
-      const what = found
-        .map((f) => (f.kind === 'url' ? 'a password in the URL' : `${f.kind} ${f.key}`))
-        .join(', ');
+      const what = describeSecrets(found);
       throw new CliError(
         `Refusing to write a secret (${what}) into ${projectConfigPath(world.workdir)}, which is shared with the repository. ` +
           "Write a reference instead, e.g. --env GITHUB_TOKEN='${GITHUB_TOKEN}' or --header 'Authorization: Bearer ${API_TOKEN}', " +
@@ -356,6 +373,46 @@ export function registerConfigCommands(mcp: Command, io: Io, globals: () => Glob
     });
 }
 
+/** What `wave plugin add` copies at most. */
+const MAX_PLUGIN_ENTRIES = 20_000;
+const MAX_PLUGIN_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Refuse a plugin folder that cannot be copied safely: special files (FIFOs,
+ * sockets, devices), symbolic links that lead outside the folder (a plugin
+ * would carry a link to /etc or the home folder), or more than
+ * {@link MAX_PLUGIN_ENTRIES} entries / {@link MAX_PLUGIN_BYTES} bytes.
+ * Nothing is read but the tree's metadata.
+ */
+async function checkPluginTree(root: string): Promise<void> {
+  let entries = 0;
+  let bytes = 0;
+  const inside = (p: string) => {
+    const rel = relative(root, p);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+  const walk = async (dir: string): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (++entries > MAX_PLUGIN_ENTRIES)
+        throw new CliError(`${root} has more than ${MAX_PLUGIN_ENTRIES} files; not installed.`);
+      if (e.isSymbolicLink()) {
+        const to = resolve(dirname(p), await readlink(p));
+        if (!inside(to))
+          throw new CliError(
+            `${p} is a link to ${to}, outside the plugin folder; not installed. Replace the link by the file it points to.`,
+          );
+      } else if (e.isDirectory()) await walk(p);
+      else if (e.isFile()) {
+        bytes += (await lstat(p)).size;
+        if (bytes > MAX_PLUGIN_BYTES)
+          throw new CliError(`${root} holds more than ${MAX_PLUGIN_BYTES / 1024 / 1024} MiB; not installed.`);
+      } else throw new CliError(`${p} is not a regular file, folder or link; not installed.`);
+    }
+  };
+  await walk(root);
+}
+
 export function registerPluginCommands(program: Command, io: Io, globals: () => GlobalOptions): void {
   const plugin = program.command('plugin').description('installed plugins (their MCP servers are read-only)');
   plugin
@@ -376,9 +433,9 @@ export function registerPluginCommands(program: Command, io: Io, globals: () => 
       if (rows.length === 0)
         io.out(`No plugins are installed (${pluginsDir(world.home)}). Add one: wave plugin add <dir>\n`);
       for (const r of rows) {
-        io.out(`${r.name}${r.version ? ` ${r.version}` : ''}  ${r.root}\n`);
-        if (r.description) io.out(`  ${r.description}\n`);
-        io.out(`  MCP servers: ${r.servers.length ? r.servers.join(', ') : 'none'}\n`);
+        io.out(`${r.name}${r.version ? ` ${oneLine(r.version)}` : ''}  ${r.root}\n`);
+        if (r.description) io.out(`  ${oneLine(r.description)}\n`);
+        io.out(`  MCP servers: ${r.servers.length ? r.servers.map(oneLine).join(', ') : 'none'}\n`);
       }
       for (const i of issues) io.err(`${i.severity}: ${i.message}\n`);
     });
@@ -392,7 +449,13 @@ export function registerPluginCommands(program: Command, io: Io, globals: () => 
       const src = resolve(io.cwd, dir);
       const st = await stat(src).catch(() => undefined);
       if (!st?.isDirectory()) throw new CliError(`${src} is not a folder.`);
-      const { plugin: p, issues } = await readPlugin(src, 'new');
+      const fromPlugins = relative(src, pluginsDir(home));
+      if (fromPlugins === '' || (!fromPlugins.startsWith('..') && !isAbsolute(fromPlugins)))
+        throw new CliError(
+          `${src} holds the plugins folder ${pluginsDir(home)} itself; give a plugin's own folder.`,
+        );
+      await checkPluginTree(src);
+      const { plugin: p, issues } = await readPlugin(src, basename(src));
       if (!p) {
         const why = issues[0]?.message ?? 'it has no plugin.json, .claude-plugin/plugin.json or .mcp.json';
         throw new CliError(`${src} is not a valid plugin: ${why}`);
@@ -400,14 +463,24 @@ export function registerPluginCommands(program: Command, io: Io, globals: () => 
       const errs = issues.filter((i) => i.severity === 'error');
       if (errs.length > 0) throw new CliError(`${src} is not a valid plugin: ${errs[0]?.message}`);
       const dest = join(pluginsDir(home), p.name);
-      if (await stat(dest).catch(() => undefined)) {
-        if (!opts.force)
-          throw new CliError(
-            `A plugin named "${p.name}" is installed (${dest}). Pass --force to replace it.`,
-          );
-        await rm(dest, { recursive: true, force: true });
+      const exists = Boolean(await lstat(dest).catch(() => undefined));
+      if (exists && !opts.force)
+        throw new CliError(`A plugin named "${p.name}" is installed (${dest}). Pass --force to replace it.`);
+      // Copy into a hidden temp folder beside it (skipped by discovery), then swap it in:
+      // a failed copy leaves neither a half-installed plugin nor a lost old one.
+      const tmp = join(pluginsDir(home), `.${p.name}.${randomBytes(4).toString('hex')}.tmp`);
+      const old = `${tmp}.old`;
+      try {
+        await mkdir(pluginsDir(home), { recursive: true });
+        await cp(src, tmp, { recursive: true, errorOnExist: true, verbatimSymlinks: true });
+        if (exists) await rename(dest, old);
+        await rename(tmp, dest);
+      } catch (err) {
+        await rm(tmp, { recursive: true, force: true });
+        if (exists && !(await lstat(dest).catch(() => undefined))) await rename(old, dest).catch(() => {});
+        throw err;
       }
-      await cp(src, dest, { recursive: true, errorOnExist: true, verbatimSymlinks: true });
+      if (exists) await rm(old, { recursive: true, force: true });
       io.out(
         `Installed plugin "${p.name}" in ${dest}${Object.keys(p.mcpServers).length ? ` (MCP servers: ${Object.keys(p.mcpServers).join(', ')})` : ''}.\n`,
       );

@@ -1,12 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { addServer, isMcpConfigError } from '@wave/mcp-config';
 import type { Command } from 'commander';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { type GlobalOptions, resolvePaths } from '../context';
-import { CliError, type Io } from '../io';
-import { confirmOrRefuse, parseScope, printJson, scopeFile } from './config';
+import { CliError, type Io, oneLine } from '../io';
+import { findLiteralSecrets } from '../secrets';
+import { confirmOrRefuse, describeSecrets, parseScope, printJson, scopeFile } from './config';
 
 export const IMPORT_SOURCES = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
@@ -29,6 +31,46 @@ export function importPaths(
       return [join(ctx.workdir, '.cursor/mcp.json'), join(ctx.home, '.cursor/mcp.json')];
     case 'vscode':
       return [join(ctx.workdir, '.vscode/mcp.json')];
+  }
+}
+
+/** Claude Code's ~/.claude.json also keeps history and grows to a few MiB. */
+const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read another host's config file: undefined when it is missing; a CliError
+ * when it is not a regular file (a FIFO would block forever, a device never
+ * ends) or is larger than {@link MAX_IMPORT_BYTES}.
+ */
+export async function readImportFile(file: string): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NONBLOCK: opening a FIFO with no writer must not wait for one.
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new CliError(`${file} cannot be read (${code ?? String(err)}).`);
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new CliError(`${file} is not a regular file; nothing was imported.`);
+    if (st.size > MAX_IMPORT_BYTES)
+      throw new CliError(
+        `${file} is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MiB; nothing was imported.`,
+      );
+    const buf = Buffer.alloc(Math.min(st.size, MAX_IMPORT_BYTES) + 1);
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, total, buf.length - total, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total >= buf.length)
+        throw new CliError(`${file} grew while it was read; nothing was imported. Try again.`);
+    }
+    return buf.subarray(0, total).toString('utf8');
+  } finally {
+    await handle.close();
   }
 }
 
@@ -67,75 +109,110 @@ export function registerImportCommand(mcp: Command, io: Io, globals: () => Globa
     .option('--path <file>', 'read this file instead of the usual place (needs --from)')
     .option('-s, --scope <scope>', 'user or project', 'user')
     .option('-y, --yes', 'do not ask')
+    .option('--allow-secret', 'allow literal secrets in a project file')
     .option('--json', 'print JSON')
-    .action(async (opts: { from?: string; path?: string; scope?: string; yes?: boolean; json?: boolean }) => {
-      const paths = resolvePaths(io, globals());
-      if (opts.from !== undefined && !IMPORT_SOURCES.includes(opts.from as ImportSource)) {
-        throw new CliError(`--from must be one of ${IMPORT_SOURCES.join(', ')}.`, 2);
-      }
-      if (opts.path !== undefined && opts.from === undefined)
-        throw new CliError('--path needs --from to say which format it is.', 2);
-      const scope = parseScope(opts.scope) ?? 'user';
-      const userHome = io.env.HOME ?? homedir();
-      const sources = opts.from ? [opts.from as ImportSource] : [...IMPORT_SOURCES];
-      const found: { from: ImportSource; file: string; name: string; config: unknown }[] = [];
-      for (const from of sources) {
-        const files = opts.path
-          ? [resolve(io.cwd, opts.path)]
-          : importPaths(from, {
-              home: userHome,
-              workdir: paths.workdir,
-              platform: process.platform,
-              ...(io.env.APPDATA ? { appData: io.env.APPDATA } : {}),
+    .action(
+      async (opts: {
+        from?: string;
+        path?: string;
+        scope?: string;
+        yes?: boolean;
+        json?: boolean;
+        allowSecret?: boolean;
+      }) => {
+        const paths = resolvePaths(io, globals());
+        if (opts.from !== undefined && !IMPORT_SOURCES.includes(opts.from as ImportSource)) {
+          throw new CliError(`--from must be one of ${IMPORT_SOURCES.join(', ')}.`, 2);
+        }
+        if (opts.path !== undefined && opts.from === undefined)
+          throw new CliError('--path needs --from to say which format it is.', 2);
+        const scope = parseScope(opts.scope) ?? 'user';
+        const userHome = io.env.HOME ?? homedir();
+        const sources = opts.from ? [opts.from as ImportSource] : [...IMPORT_SOURCES];
+        const found: { from: ImportSource; file: string; name: string; config: unknown }[] = [];
+        for (const from of sources) {
+          const files = opts.path
+            ? [resolve(io.cwd, opts.path)]
+            : importPaths(from, {
+                home: userHome,
+                workdir: paths.workdir,
+                platform: process.platform,
+                ...(io.env.APPDATA ? { appData: io.env.APPDATA } : {}),
+              });
+          for (const file of files) {
+            let text: string | undefined;
+            try {
+              text = await readImportFile(file);
+            } catch (err) {
+              // A file given with --path must be read; one found in a usual place is skipped with a word.
+              if (opts.path || !(err instanceof CliError)) throw err;
+              io.err(`skipped: ${err.message}\n`);
+              continue;
+            }
+            if (text === undefined) {
+              if (opts.path) throw new CliError(`${file} cannot be read.`);
+              continue;
+            }
+            for (const [name, config] of Object.entries(serversIn(from, text, paths.workdir))) {
+              if (!found.some((f) => f.name === name)) found.push({ from, file, name, config });
+            }
+          }
+        }
+        if (found.length === 0) {
+          throw new CliError(`No MCP servers found to import${opts.from ? ` from ${opts.from}` : ''}.`);
+        }
+        const target = scopeFile(paths, scope);
+        if (!opts.json) {
+          io.out(`Will add to ${target}:\n`);
+          for (const f of found) io.out(`  ${oneLine(f.name)}  (from ${f.from}: ${f.file})\n`);
+        }
+        await confirmOrRefuse(
+          io,
+          `Import ${found.length} server${found.length === 1 ? '' : 's'}?`,
+          opts.yes,
+          'Pass --yes to import.',
+        );
+        const results: {
+          name: string;
+          result: 'added' | 'exists' | 'invalid' | 'secret';
+          message?: string;
+        }[] = [];
+        for (const f of found) {
+          // Another host's own config often holds literal tokens; a project file is shared.
+          const secrets =
+            scope === 'project' && !opts.allowSecret && typeof f.config === 'object' && f.config !== null
+              ? findLiteralSecrets(f.config as Parameters<typeof findLiteralSecrets>[0])
+              : [];
+          if (secrets.length > 0) {
+            results.push({
+              name: f.name,
+              result: 'secret',
+              message: `it holds a literal secret (${describeSecrets(secrets)}), and ${target} is shared with the repository; import it with --scope user, or pass --allow-secret`,
             });
-        for (const file of files) {
-          const text = await readFile(file, 'utf8').catch(() => undefined);
-          if (text === undefined) {
-            if (opts.path) throw new CliError(`${file} cannot be read.`);
             continue;
           }
-          for (const [name, config] of Object.entries(serversIn(from, text, paths.workdir))) {
-            if (!found.some((f) => f.name === name)) found.push({ from, file, name, config });
+          try {
+            await addServer(target, f.name, f.config, { source: scope });
+            results.push({ name: f.name, result: 'added' });
+          } catch (err) {
+            if (!isMcpConfigError(err)) throw err;
+            results.push({
+              name: f.name,
+              result: err.code === 'SERVER_EXISTS' ? 'exists' : 'invalid',
+              message: err.message,
+            });
           }
         }
-      }
-      if (found.length === 0) {
-        throw new CliError(`No MCP servers found to import${opts.from ? ` from ${opts.from}` : ''}.`);
-      }
-      const target = scopeFile(paths, scope);
-      if (!opts.json) {
-        io.out(`Will add to ${target}:\n`);
-        for (const f of found) io.out(`  ${f.name}  (from ${f.from}: ${f.file})\n`);
-      }
-      await confirmOrRefuse(
-        io,
-        `Import ${found.length} server${found.length === 1 ? '' : 's'}?`,
-        opts.yes,
-        'Pass --yes to import.',
-      );
-      const results: { name: string; result: 'added' | 'exists' | 'invalid'; message?: string }[] = [];
-      for (const f of found) {
-        try {
-          await addServer(target, f.name, f.config, { source: scope });
-          results.push({ name: f.name, result: 'added' });
-        } catch (err) {
-          if (!isMcpConfigError(err)) throw err;
-          results.push({
-            name: f.name,
-            result: err.code === 'SERVER_EXISTS' ? 'exists' : 'invalid',
-            message: err.message,
-          });
+        if (opts.json) printJson(io, { file: target, results });
+        else {
+          for (const r of results) {
+            if (r.result === 'added') io.out(`added   ${oneLine(r.name)}\n`);
+            else if (r.result === 'exists')
+              io.out(`skipped ${oneLine(r.name)}: a server of that name exists already (not overwritten)\n`);
+            else io.out(`skipped ${oneLine(r.name)}: ${r.message}\n`);
+          }
         }
-      }
-      if (opts.json) printJson(io, { file: target, results });
-      else {
-        for (const r of results) {
-          if (r.result === 'added') io.out(`added   ${r.name}\n`);
-          else if (r.result === 'exists')
-            io.out(`skipped ${r.name}: a server of that name exists already (not overwritten)\n`);
-          else io.out(`skipped ${r.name}: ${r.message}\n`);
-        }
-      }
-      if (results.some((r) => r.result === 'invalid')) process.exitCode = 1;
-    });
+        if (results.some((r) => r.result === 'invalid' || r.result === 'secret')) process.exitCode = 1;
+      },
+    );
 }

@@ -5,11 +5,28 @@ import type { ServerRecord } from '@wave/mcp-pool';
 import type { Command } from 'commander';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
-import { CliError, type Io } from '../io';
+import { CliError, type Io, oneLine } from '../io';
 import { colors } from '../render';
-import { isSecretName } from '../secrets';
+import { isSecretName, redact, secretValues } from '../secrets';
 import { disabledBy, toolViews } from '../views';
 import { findServer, printJson } from './config';
+
+/** How deep `wave mcp call` arguments may nest (tool schemas need a handful of levels). */
+const MAX_ARGS_DEPTH = 64;
+
+/** The nesting depth of a JSON value, counted up to `limit + 1` (no deeper). Pure, no recursion. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > max) max = depth + 1;
+    if (max > limit) return max;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
 
 /** Store the tools of servers that connected, for `wave mcp list` and panels later. */
 async function remember(world: World, records: readonly ServerRecord[]): Promise<void> {
@@ -36,13 +53,19 @@ async function remember(world: World, records: readonly ServerRecord[]): Promise
     .catch(() => undefined);
 }
 
-function recordJson(r: ServerRecord, ms?: number): Record<string, unknown> {
+function recordJson(r: ServerRecord, secrets: readonly string[], ms?: number): Record<string, unknown> {
   return {
     name: r.name,
     source: r.source,
     status: r.status,
     ...(r.error
-      ? { error: { code: r.error.code, message: r.error.message, stderrTail: r.error.stderrTail } }
+      ? {
+          error: {
+            code: r.error.code,
+            message: redact(r.error.message, secrets),
+            stderrTail: redact(r.error.stderrTail, secrets),
+          },
+        }
       : {}),
     ...(ms !== undefined ? { ms: Math.round(ms) } : {}),
     instructions: r.instructions,
@@ -85,12 +108,22 @@ function parseTimeout(text: string): number {
   return n;
 }
 
-function failure(r: ServerRecord): string {
+/** Why a server failed, cleaned of the secret values it was given (`secrets`). */
+function failure(r: ServerRecord, secrets: readonly string[]): string {
   const e = r.error;
   if (!e) return `"${r.name}" is ${r.status}.`;
-  return e.stderrTail && !e.message.includes(e.stderrTail)
-    ? `${e.message}\nLast stderr lines:\n${e.stderrTail}`
-    : e.message;
+  return redact(
+    e.stderrTail && !e.message.includes(e.stderrTail)
+      ? `${e.message}\nLast stderr lines:\n${e.stderrTail}`
+      : e.message,
+    secrets,
+  );
+}
+
+/** The secret values of the server `name` in this world (see {@link secretValues}). */
+function secretsOf(world: World, name: string): string[] {
+  const s = world.servers.find((x) => x.name === name);
+  return s ? secretValues(s, world.io.env) : [];
 }
 
 /** Fix suggestions for a failed server. Pure. */
@@ -147,16 +180,16 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
       const d = await dialOne(world, name, opts);
       try {
         const c = colors(io.color && !opts.json);
-        if (opts.json) printJson(io, recordJson(d.record, d.ms));
+        if (opts.json) printJson(io, recordJson(d.record, secretsOf(world, name), d.ms));
         else if (d.record.status === 'connected') {
           io.out(
             `${c.green('connected')} ${name} in ${Math.round(d.ms)} ms, ${d.record.tools.length} tools\n`,
           );
-          for (const t of toolViews(d.record.tools)) io.out(`  ${t.name} (~${t.tokens} tokens)\n`);
+          for (const t of toolViews(d.record.tools)) io.out(`  ${oneLine(t.name)} (~${t.tokens} tokens)\n`);
           if (d.record.instructions) io.out(`Instructions:\n${d.record.instructions}\n`);
         }
         if (d.record.status !== 'connected') {
-          if (!opts.json) io.err(`${failure(d.record)}\n`);
+          if (!opts.json) io.err(`${failure(d.record, secretsOf(world, name))}\n`);
           process.exitCode = 1;
         }
       } finally {
@@ -197,16 +230,17 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
         await pool.ensureConnected();
         const records = pool.list();
         await remember(world, records);
-        if (opts.json) printJson(io, { servers: records.map((r) => recordJson(r)) });
+        if (opts.json)
+          printJson(io, { servers: records.map((r) => recordJson(r, secretsOf(world, r.name))) });
         else {
           for (const r of records) {
             io.out(`${r.name}: ${r.status === 'connected' ? `${r.tools.length} tools` : r.status}\n`);
             for (const t of toolViews(r.tools)) {
               io.out(
-                `  ${t.name} (~${t.tokens} tokens)${t.description ? `  ${t.description.split('\n')[0]?.slice(0, 100)}` : ''}\n`,
+                `  ${oneLine(t.name)} (~${t.tokens} tokens)${t.description ? `  ${t.description.split('\n')[0]?.slice(0, 100)}` : ''}\n`,
               );
             }
-            if (r.status !== 'connected') io.err(`${failure(r)}\n`);
+            if (r.status !== 'connected') io.err(`${failure(r, secretsOf(world, r.name))}\n`);
           }
         }
         if (records.some((r) => r.status !== 'connected')) process.exitCode = 1;
@@ -245,16 +279,28 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new CliError('The arguments must be a JSON object, e.g. \'{"message":"hi"}\'.', 2);
         }
+        if (nestingDepth(args, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH) {
+          throw new CliError(`The arguments are nested more than ${MAX_ARGS_DEPTH} levels deep.`, 2);
+        }
         const world = await loadWorld(io, globals());
         const d = await dialOne(world, server, opts);
         try {
-          if (d.record.status !== 'connected') throw new CliError(failure(d.record));
+          if (d.record.status !== 'connected')
+            throw new CliError(failure(d.record, secretsOf(world, server)));
           if (!d.record.tools.some((t) => t.name === tool)) {
             throw new CliError(
               `"${server}" has no tool "${tool}". Its tools: ${d.record.tools.map((t) => t.name).join(', ')}.`,
             );
           }
-          const result = await d.pool.callTool(server, tool, args as Record<string, unknown>);
+          let result: Awaited<ReturnType<typeof d.pool.callTool>>;
+          try {
+            result = await d.pool.callTool(server, tool, args as Record<string, unknown>);
+          } catch (err) {
+            // The call failed (the server went away, refused the request, timed out): say so, exit 1.
+            throw new CliError(
+              redact(err instanceof Error ? err.message : String(err), secretsOf(world, server)),
+            );
+          }
           if (opts.json) printJson(io, result);
           else {
             for (const block of result.content ?? []) {
@@ -309,6 +355,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
           const r = records.get(s.name);
           const issues = world.issues.filter((i) => i.server === s.name);
           const raw = s.raw ?? s.config;
+          const secrets = secretValues(s, io.env);
           const problems: string[] = [];
           let status: string;
           if (off) status = 'disabled';
@@ -321,7 +368,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
             (r && r.status !== 'connected' && !off && trusted)
           ) {
             failed = true;
-            if (r?.error) problems.push(r.error.message);
+            if (r?.error) problems.push(redact(r.error.message, secrets));
           }
           const warning = plainHttpWarning(s);
           const tools = r?.status === 'connected' ? toolViews(r.tools) : [];
@@ -340,7 +387,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
               .filter((i) => i.code === 'VARIABLE_UNRESOLVED')
               .map((i) => ({ field: i.field, message: i.message })),
             issues: issues.map((i) => ({ severity: i.severity, code: i.code, message: i.message })),
-            stderrTail: r?.error?.stderrTail,
+            stderrTail: redact(r?.error?.stderrTail, secrets),
             problems,
             warnings: warning ? [warning] : [],
             fixes:
@@ -348,7 +395,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
                 ? []
                 : status === 'not trusted'
                   ? [`Trust it first: wave mcp trust ${s.name} (or run doctor with --trust).`]
-                  : suggestFix(s, r, issues),
+                  : suggestFix(s, r, issues).map((f) => redact(f, secrets)),
           };
         });
         const general = world.issues.filter((i) => i.server === undefined);
