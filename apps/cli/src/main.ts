@@ -6,6 +6,7 @@ import { registerImportCommand } from './commands/import';
 import { registerLiveCommands } from './commands/live';
 import type { GlobalOptions } from './context';
 import { CliError, type Io } from './io';
+import { registerUiCommand } from './ui/command';
 
 export const VERSION = '0.0.0';
 
@@ -42,6 +43,7 @@ export function buildProgram(io: Io): Command {
   registerLiveCommands(mcp, io, globals);
   registerPluginCommands(program, io, globals);
   registerAgentCommands(program, io, globals);
+  registerUiCommand(program, io, globals);
   for (const cmd of [program, mcp, ...mcp.commands, ...program.commands]) {
     cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   }

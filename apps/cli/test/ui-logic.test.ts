@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { McpSnapshot, UiServer } from '../src/ui/api-types';
+import { checkRequest, type RequestFacts, tokenOf } from '../src/ui/security';
+import { uiMessage } from '../src/ui/session';
+import { actionButton, addPrompt, newerSnapshot, relativeTime, serversOfTab } from '../ui/logic';
+
+const TOKEN = 'a'.repeat(64);
+const ok: RequestFacts = { host: '127.0.0.1:4000', origin: undefined, fetchSite: undefined, token: TOKEN };
+
+describe('checkRequest', () => {
+  it.each<[string, Partial<RequestFacts>, true | string]>([
+    ['loopback host and token', {}, true],
+    ['localhost host', { host: 'localhost:4000' }, true],
+    ['same origin', { origin: 'http://127.0.0.1:4000', fetchSite: 'same-origin' }, true],
+    ['no token', { token: undefined }, 'UNAUTHORIZED'],
+    ['wrong token of the same length', { token: 'b'.repeat(64) }, 'UNAUTHORIZED'],
+    ['shorter token', { token: 'a' }, 'UNAUTHORIZED'],
+    ['rebinding host name', { host: 'evil.example:4000' }, 'BAD_HOST'],
+    ['other port', { host: '127.0.0.1:4001' }, 'BAD_HOST'],
+    ['no host', { host: undefined }, 'BAD_HOST'],
+    ['0.0.0.0', { host: '0.0.0.0:4000' }, 'BAD_HOST'],
+    ['other origin', { origin: 'http://evil.example' }, 'BAD_ORIGIN'],
+    ['other local port as origin', { origin: 'http://127.0.0.1:3000' }, 'BAD_ORIGIN'],
+    ['null origin', { origin: 'null' }, 'BAD_ORIGIN'],
+    ['cross-site fetch', { fetchSite: 'cross-site' }, 'BAD_ORIGIN'],
+  ])('%s', (_, change, expected) => {
+    const r = checkRequest({ ...ok, ...change }, { port: 4000, token: TOKEN });
+    if (expected === true) expect(r).toEqual({ ok: true });
+    else expect(r).toMatchObject({ ok: false, code: expected });
+  });
+
+  it('reads the token from the header, the bearer or the query', () => {
+    const url = new URL('http://127.0.0.1/x?token=q');
+    expect(tokenOf({ authorization: 'Bearer b' }, url)).toBe('b');
+    expect(tokenOf({ 'x-wave-token': 'h' }, url)).toBe('h');
+    expect(tokenOf({}, url)).toBe('q');
+    expect(tokenOf({}, new URL('http://127.0.0.1/x'))).toBeUndefined();
+  });
+});
+
+function server(change: Partial<UiServer>): UiServer {
+  return {
+    name: 's',
+    source: 'user',
+    transport: 'stdio',
+    target: 'node s.js',
+    status: 'disconnected',
+    toolCount: 0,
+    fromCache: false,
+    readOnly: false,
+    ...change,
+  };
+}
+
+function snapshot(version: number): McpSnapshot {
+  return {
+    version,
+    servers: [],
+    files: { user: '/h/mcp.json', project: '/p/.mcp.json' },
+    workdir: '/p',
+    project: 'p',
+  };
+}
+
+describe('page logic', () => {
+  it('an older or equal snapshot never replaces a newer one', () => {
+    const s5 = snapshot(5);
+    expect(newerSnapshot(undefined, s5)).toBe(s5);
+    expect(newerSnapshot(s5, snapshot(4))).toBe(s5);
+    expect(newerSnapshot(s5, snapshot(5))).toBe(s5);
+    const s6 = snapshot(6);
+    expect(newerSnapshot(s5, s6)).toBe(s6);
+  });
+
+  it.each<[UiServer['status'], 'connect' | 'disconnect' | undefined, string | undefined, boolean]>([
+    ['disconnected', undefined, 'Connect', false],
+    ['needs-auth', undefined, 'Connect', false],
+    ['error', undefined, 'Reconnect', false],
+    ['connected', undefined, 'Disconnect', false],
+    ['reconnecting', undefined, 'Disconnect', false],
+    ['connecting', undefined, 'Connecting...', true],
+    ['disabled', undefined, undefined, false],
+    ['connected', 'disconnect', 'Disconnecting...', true],
+    ['disconnected', 'connect', 'Connecting...', true],
+    ['error', 'connect', 'Connecting...', true],
+  ])('%s (pending %s): %s', (status, pending, label, disabled) => {
+    const b = actionButton(server({ status }), pending);
+    if (label === undefined) expect(b).toBeUndefined();
+    else expect(b).toMatchObject({ label, disabled });
+  });
+
+  it('tabs by source; prompts name the project', () => {
+    const list = [
+      server({ name: 'u', source: 'user' }),
+      server({ name: 'c', source: 'constructor' }),
+      server({ name: 'p', source: 'project' }),
+      server({ name: 'g', source: 'plugin' }),
+    ];
+    expect(serversOfTab(list, 'user').map((s) => s.name)).toEqual(['u', 'c']);
+    expect(serversOfTab(list, 'project').map((s) => s.name)).toEqual(['p']);
+    expect(serversOfTab(list, 'plugin').map((s) => s.name)).toEqual(['g']);
+    expect(addPrompt('project', 'shop')).toContain('"shop"');
+    expect(addPrompt('user', 'shop')).toMatch(/^\/settings .*user-level/);
+  });
+
+  it('relative times', () => {
+    expect(relativeTime(0, 500)).toBe('just now');
+    expect(relativeTime(0, 30_000)).toBe('30 seconds ago');
+    expect(relativeTime(0, 60_000)).toBe('1 minute ago');
+    expect(relativeTime(0, 7_200_000)).toBe('2 hours ago');
+    expect(relativeTime(0, 3 * 86_400_000)).toBe('3 days ago');
+  });
+
+  it('isMeta messages never reach the page; tool results keep their call id', () => {
+    expect(uiMessage({ role: 'user', content: 'note', isMeta: true }, 0)).toBeUndefined();
+    expect(uiMessage({ role: 'user', content: [{ type: 'text', text: 'hi' }] }, 1)).toEqual({
+      id: 1,
+      role: 'user',
+      text: 'hi',
+    });
+    expect(
+      uiMessage({ role: 'tool', toolCallId: 'c1', name: 'mcp__a__b', content: 'boom', isError: true }, 2),
+    ).toEqual({ id: 2, role: 'tool', text: 'boom', toolCallId: 'c1', name: 'mcp__a__b', isError: true });
+  });
+});
