@@ -379,7 +379,8 @@ describe('McpSettings', () => {
     { args: { action: 'add', name: 'x' }, message: 'needs "config"' },
     { args: { action: 'update', name: 'x', config: ['command'] }, message: 'needs "config"' },
     { args: { action: 'list', scope: 'global' }, message: '"scope" must be "user"' },
-    { args: { action: 'add', name: 'bad name!', config: { command: 'x' } }, message: 'bad name!' },
+    // Any name without control characters is valid (dots and spaces too); a tab is not.
+    { args: { action: 'add', name: 'bad\tname', config: { command: 'x' } }, message: 'control character' },
   ])('bad input $args', async ({ args, message }) => {
     const env = setup();
     const r = await mcpSettingsTool.run(args, env.ctx);
