@@ -8,11 +8,14 @@ import { join } from 'node:path';
 import { createToolCache, type ToolCache, type ToolSnapshot } from '@wave/mcp-cache';
 import {
   type ConfigIssue,
+  discoverPlugins,
   displayServer,
   type Env,
+  isLocallyDisabled,
   loadMcpConfig,
   type PluginServers,
   type ResolvedServer,
+  readLocalState,
   resolveHome,
   type ServerDisplay,
 } from '@wave/mcp-config';
@@ -73,8 +76,13 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** MCP servers given in code: the highest-precedence config source. @default {} */
   mcpServers?: Record<string, unknown>;
-  /** Servers contributed by plugins: the lowest-precedence source. @default [] */
+  /**
+   * Servers contributed by plugins: the lowest-precedence source.
+   * @default the plugins installed under `<home>/plugins/` (see `discoverPlugins`)
+   */
   plugins?: PluginServers[];
+  /** Look for installed plugins under `<home>/plugins/` when `plugins` is not given. @default true */
+  discoverPlugins?: boolean;
   /** Permission rules on full tool names. @default {} (every MCP tool asks) */
   permissions?: PermissionRules;
   /** Asked when no rule decides. @default none: such calls are denied with a reason the model can read */
@@ -151,8 +159,10 @@ export interface AgentOptions {
 export interface McpServerView {
   name: string;
   source: ResolvedServer['source'];
-  /** `disabled`: the host refused it (`isServerAllowed`); it is never started. */
+  /** `disabled`: switched off (see `disabledReason`); it is never started. */
   status: ServerRecord['status'] | 'disabled' | 'needs-auth';
+  /** Why a `disabled` server is off: `"disabled": true` in its file, the local switch, or the host's `isServerAllowed`. */
+  disabledReason?: 'config' | 'local' | 'not-allowed';
   error?: { code: string; message: string; stderrTail?: string };
   toolCount: number;
   tools: { name: string; description?: string; inputSchema?: unknown }[];
@@ -216,12 +226,29 @@ async function loadAndGate(
   const load: Parameters<typeof loadMcpConfig>[0] = { workdir: options.workdir, home };
   if (options.env) load.env = options.env;
   if (options.mcpServers) load.constructorServers = options.mcpServers;
+  const pluginIssues: ConfigIssue[] = [];
   if (options.plugins) load.plugins = options.plugins;
-  const { servers, issues } = await loadMcpConfig(load);
+  else if (options.discoverPlugins !== false) {
+    const found = await discoverPlugins({ home });
+    load.plugins = found.plugins;
+    pluginIssues.push(...found.issues);
+  }
+  // The per-machine switch (`wave mcp disable`, a settings page) lives in the home, never in a shared file.
+  const [{ servers, issues: configIssues }, local] = await Promise.all([
+    loadMcpConfig(load),
+    readLocalState(home),
+  ]);
+  const issues = [...pluginIssues, ...configIssues];
   const configured: FunnelServer[] = [];
   for (const server of servers) {
     const entry: FunnelServer = { server };
-    if (options.isServerAllowed && !TRUSTED.has(server.source)) {
+    if (server.disabled === true) {
+      entry.disabledReason = 'config';
+      entry.blockedReason = `MCP server "${server.name}" is disabled in ${server.file ?? 'its configuration'} ("disabled": true).`;
+    } else if (isLocallyDisabled(local, server)) {
+      entry.disabledReason = 'local';
+      entry.blockedReason = `MCP server "${server.name}" is turned off on this machine; the user can turn it on in the host's settings (wave mcp enable ${server.name}).`;
+    } else if (options.isServerAllowed && !TRUSTED.has(server.source)) {
       let allowed = false;
       try {
         allowed = (await options.isServerAllowed(server)) === true;
@@ -232,6 +259,7 @@ async function loadAndGate(
         });
       }
       if (!allowed) {
+        entry.disabledReason = 'not-allowed';
         entry.blockedReason = `MCP server "${server.name}" (from ${server.file ?? server.plugin ?? server.source}) was not allowed by the host. The user can trust it in the host's settings.`;
       }
     }
@@ -504,8 +532,11 @@ export class Agent {
       config: displayServer(server),
     };
     if (server.file !== undefined) v.file = server.file;
-    if (entry.blockedReason) v.error = { code: 'NOT_ALLOWED', message: entry.blockedReason };
-    else if (record?.error) {
+    if (entry.disabledReason) v.disabledReason = entry.disabledReason;
+    // Switched off on purpose (config, local switch) is listed as disabled quietly; refused by the host is an error.
+    if (entry.disabledReason === 'not-allowed' && entry.blockedReason) {
+      v.error = { code: 'NOT_ALLOWED', message: entry.blockedReason };
+    } else if (record?.error) {
       v.error = { code: record.error.code, message: record.error.message };
       if (record.error.stderrTail) v.error.stderrTail = record.error.stderrTail;
     }

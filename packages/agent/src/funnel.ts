@@ -62,6 +62,8 @@ export interface FunnelServer {
   server: ResolvedServer;
   /** Set when the host refused it (`isServerAllowed`) or it is switched off: why, for the model. */
   blockedReason?: string;
+  /** Why it is off: `config` (`"disabled": true` in its file), `local` (turned off on this machine), `not-allowed` (the host's gate). */
+  disabledReason?: 'config' | 'local' | 'not-allowed';
 }
 
 /** Everything the funnel needs; the agent provides it. */
