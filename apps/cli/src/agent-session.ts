@@ -176,14 +176,8 @@ export async function openAgentSession(
       throw new CliError((err as Error).message, 1);
     throw err;
   });
-  // The agent gates only repository and plugin servers; a user server switched
-  // off with `wave mcp disable` is kept from dialing by a manual disconnect.
-  for (const s of world.servers) {
-    if ((s.source === 'user' || s.source === 'constructor') && disabledBy(s, world.local)) {
-      off.set(s.name, 'disabled');
-      await agent.disconnectMcpServer(s.name).catch(() => undefined);
-    }
-  }
+  // The agent itself keeps switched-off servers from starting; remember them for the /mcp view.
+  for (const s of world.servers) if (disabledBy(s, world.local)) off.set(s.name, 'disabled');
   repairHistory(agent);
   let saving: Promise<void> = Promise.resolve();
   const approvalsFile = join(store.filesDir(world.workdir, agent.sessionId), 'approvals.json');
