@@ -223,10 +223,19 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
       }
     };
     const outcomes: ToolOutcome[] = [];
-    if (readOnly) outcomes.push(...(await Promise.all(routes.map(runOne))));
-    else for (const r of routes) outcomes.push(await runOne(r));
+    try {
+      if (readOnly) outcomes.push(...(await Promise.all(routes.map(runOne))));
+      else
+        for (const r of routes) {
+          if (ctx.signal.aborted) break;
+          outcomes.push(await runOne(r));
+        }
+    } finally {
+      // Every call gets an answer, even in a cancelled turn: an assistant
+      // message with an unanswered tool call makes the next request invalid.
+      for (const [i, { call }] of routes.entries()) push(toolResult(call, outcomes[i] ?? CANCELLED));
+    }
     throwIfAborted(ctx.signal);
-    for (const [i, { call }] of routes.entries()) push(toolResult(call, outcomes[i] as ToolOutcome));
 
     // (6) Loop, within the limit.
     if (rounds >= ctx.maxToolRounds) {
@@ -234,6 +243,9 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
     }
   }
 }
+
+/** The answer of a call that a cancelled turn did not finish. */
+const CANCELLED: ToolOutcome = { content: 'Cancelled by the user before it finished.', isError: true };
 
 function toolResult(call: ToolCall, outcome: ToolOutcome): ToolResultMessage {
   const m: ToolResultMessage = {

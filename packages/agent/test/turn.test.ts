@@ -30,6 +30,41 @@ describe('turns', () => {
     );
   });
 
+  test('a turn cancelled during a tool call still answers every call, so the next request is valid', async () => {
+    const w = await world();
+    const controller = new AbortController();
+    const model = scriptedModel([
+      () => {
+        // Whether the abort lands before or during the 10-minute sleep, the outcome is the same.
+        setTimeout(() => controller.abort(), 200);
+        return {
+          toolCalls: [
+            { name: 'mcp__hello__sleep', arguments: { ms: 600_000 } },
+            { name: 'mcp__hello__echo', arguments: { text: 'never run' } },
+          ],
+        };
+      },
+      { text: 'after' },
+    ]);
+    const agent = await w.agent({
+      model,
+      mcpServers: { hello: w.server() },
+      permissions: { allow: ['*'] },
+      toolMode: 'flat',
+    });
+    await expect(agent.sendMessage('go', { signal: controller.signal })).rejects.toSatisfy((e: unknown) =>
+      isAgentError(e, 'TURN_ABORTED'),
+    );
+    const messages = agent.getMessages();
+    const assistant = messages.find((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
+    const ids = (assistant as { toolCalls: { id: string }[] }).toolCalls.map((c) => c.id);
+    expect(toolMessages(messages).map((m) => m.toolCallId)).toEqual(ids);
+    expect(toolMessages(messages).every((m) => m.isError)).toBe(true);
+    expect(textOf(toolMessages(messages)[1]?.content)).toContain('Cancelled');
+    // The session goes on.
+    expect((await agent.sendMessage('again')).text).toBe('after');
+  });
+
   test('a long tool output is cut and spilled to a file of the session; the result says where', async () => {
     const w = await world();
     const agent = await w.agent({
