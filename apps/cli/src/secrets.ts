@@ -1,4 +1,4 @@
-import { maskArgs, maskUrl, maskValue, type ResolvedServer, referencedVariables } from '@wave/mcp-config';
+import { maskArgs, type ResolvedServer, referencedVariables } from '@wave/mcp-config';
 
 /** Environment variable names that hold secrets by convention. */
 const SECRET_NAME = /(^|_)(TOKEN|KEY|SECRET|PASSWORD|PASSWD|PAT|CREDENTIALS?)$|^(PASSWORD|API_?KEY)$/i;
