@@ -187,6 +187,9 @@ describe('hostile stdio server, one misbehaviour at a time', () => {
       const warned = warnings.some((w) => w.message.includes(n));
       expect(kept || warned, n).toBe(true);
     }
+    // The 2000-deep one would overflow the stack of hosts that walk schemas: dropped, named.
+    expect(names).not.toContain('deep_schema');
+    expect(warnings.find((w) => w.message.includes('deep_schema'))?.message).toMatch(/nested deeper than 64/);
     expect(() => JSON.stringify(rec?.tools)).not.toThrow();
   });
 });
