@@ -7,6 +7,7 @@
  * version: 200 agents in sequence, 200 in batches of 20, and 2 000 turns.
  * Figures are printed as `SOAK {...}` lines.
  */
+import { createHook } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -48,6 +49,34 @@ function resources(): Record<string, number> {
   const out: Record<string, number> = {};
   for (const r of process.getActiveResourcesInfo()) out[r] = (out[r] ?? 0) + 1;
   return out;
+}
+
+/**
+ * Where the timers and handles still alive were created: async_hooks keeps the
+ * creation stack of each resource while `track()` runs, so a leak names its origin.
+ */
+function originTracker() {
+  const live = new Map<number, { type: string; stack: string }>();
+  const hook = createHook({
+    init(id, type) {
+      if (type === 'PROMISE') return;
+      live.set(id, { type, stack: (new Error().stack ?? '').split('\n').slice(3, 12).join('\n') });
+    },
+    destroy(id) {
+      live.delete(id);
+    },
+  });
+  return {
+    start: () => hook.enable(),
+    stop: () => hook.disable(),
+    /** Creation stacks of live resources of these kinds (as `getActiveResourcesInfo` names them). */
+    origins(kinds: string[]): string[] {
+      const want = kinds.map((k) => k.toLowerCase());
+      return [...live.values()]
+        .filter((r) => want.includes(r.type.toLowerCase()))
+        .map((r) => `${r.type}\n${r.stack}`);
+    },
+  };
 }
 
 const PROCESS_EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejection'];
@@ -152,6 +181,8 @@ describe(`soak (${LONG ? 'long' : 'short'})`, () => {
       const heap0 = heapUsed();
       const rss0 = process.memoryUsage().rss;
       const started = Date.now();
+      const tracker = originTracker();
+      tracker.start();
 
       for (let i = 0; i < SEQUENTIAL; i++) await oneAgent(w, `seq-${i}`, i);
       const seqMs = Date.now() - started;
@@ -164,8 +195,11 @@ describe(`soak (${LONG ? 'long' : 'short'})`, () => {
 
       const fd1 = await fdsBackTo(fd0);
       const extra = await resourcesBackTo(res0);
+      tracker.stop();
       const heap1 = heapUsed();
       const rss1 = process.memoryUsage().rss;
+      if (Object.keys(extra).length > 0)
+        console.log(`SOAK leaked:\n${tracker.origins(Object.keys(extra)).join('\n---\n')}`);
       const figures = {
         soak: 'agents',
         sequential: SEQUENTIAL,
@@ -240,6 +274,8 @@ describe(`soak (${LONG ? 'long' : 'short'})`, () => {
       const heap0 = heapUsed();
       const rss0 = process.memoryUsage().rss;
       const started = Date.now();
+      const tracker = originTracker();
+      tracker.start();
       const samples: number[] = [];
       for (let i = warm; i < TURNS; i++) {
         await run(i);
@@ -251,6 +287,9 @@ describe(`soak (${LONG ? 'long' : 'short'})`, () => {
       const rss1 = process.memoryUsage().rss;
       const fd1 = await fdsBackTo(fd0);
       const extra = await resourcesBackTo(res0);
+      tracker.stop();
+      if (Object.keys(extra).length > 0)
+        console.log(`SOAK leaked:\n${tracker.origins(Object.keys(extra)).join('\n---\n')}`);
       console.log(
         `SOAK ${JSON.stringify({
           soak: 'turns',
