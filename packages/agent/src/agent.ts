@@ -16,7 +16,13 @@ import {
   resolveHome,
   type ServerDisplay,
 } from '@wave/mcp-config';
-import { McpPool, type McpPoolApi, type McpPoolOptions, type ServerRecord } from '@wave/mcp-pool';
+import {
+  type ElicitationHandler,
+  McpPool,
+  type McpPoolApi,
+  type McpPoolOptions,
+  type ServerRecord,
+} from '@wave/mcp-pool';
 import { mcpSettingsTool } from './builtins/mcp-settings';
 import { readOutputTool } from './builtins/read-output';
 import type { BuiltinContext, BuiltinTool } from './builtins/types';
@@ -100,6 +106,13 @@ export interface AgentOptions {
   pool?: McpPool;
   /** Options of the private pool (limits, timeouts, transport factory). Ignored with `pool`. @default {} */
   poolOptions?: Omit<McpPoolOptions, 'servers' | 'shared'>;
+  /**
+   * Answers a server's elicitation (a form it wants the user to fill in):
+   * `(server, request, { signal }) => { action: 'accept' | 'decline' | 'cancel', content? }`.
+   * With a shared `pool`, give it to the pool instead. @default none: servers
+   * are told the client cannot elicit, so every request is declined
+   */
+  onElicitation?: ElicitationHandler;
   /** Model calls that may ask for tools in one turn. @default 25 */
   maxToolRounds?: number;
   /**
@@ -373,12 +386,16 @@ export class Agent {
     let pool: McpPoolApi;
     if (options.pool) pool = options.pool.lease(id, servers);
     else {
-      // INTEGRATION(elicitation): once @wave/mcp-pool has `onElicitation(server, request, { signal })`,
-      // add `onElicitation?: McpPoolOptions['onElicitation']` to AgentOptions and pass it here
-      // (`poolOptions` already spreads it through). Without a handler the pool declares no
-      // elicitation capability, so servers cannot elicit: the "declined" default. A shared pool
-      // takes the handler where the host creates it.
-      pool = McpPool.create({ ...(options.poolOptions ?? {}), servers });
+      // Elicitation: without a handler the pool declares no capability, so servers cannot ask
+      // (the "declined" default). A shared pool takes its handler where the host creates it.
+      // The servers' root (roots/list) is the agent's workdir unless the host says otherwise.
+      const poolOptions: McpPoolOptions = {
+        workdir: options.workdir,
+        ...(options.poolOptions ?? {}),
+        servers,
+      };
+      if (options.onElicitation) poolOptions.onElicitation = options.onElicitation;
+      pool = McpPool.create(poolOptions);
     }
     const agent = new Agent(
       options,

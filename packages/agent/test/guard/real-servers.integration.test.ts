@@ -41,7 +41,8 @@ function poolOf(
   servers: Record<string, { command: string; args: string[]; env: Record<string, string> }>,
 ): McpPool {
   const merged = mergeSources([{ source: 'user', servers }], { workdir: tmp?.path as string });
-  pool = McpPool.create({ servers: merged.servers, markerNamespace: ns });
+  // No roots: server-filesystem would replace its allowed directories with the client's roots.
+  pool = McpPool.create({ servers: merged.servers, markerNamespace: ns, roots: false });
   return pool;
 }
 
