@@ -25,6 +25,27 @@ export interface CheckedTools {
   dropped: DroppedTool[];
 }
 
+/**
+ * Deepest nesting (objects and arrays) a tool's input or output schema may
+ * have. Real schemas stay far below it (nested types go through `$ref`); a
+ * deeper one (or an object cycle) would overflow the stack of code that walks
+ * schemas recursively, in the SDK and in hosts.
+ */
+export const MAX_SCHEMA_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max` levels. Iterative: any depth, cycles included. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -45,6 +66,13 @@ export function checkTools(raw: readonly unknown[]): CheckedTools {
     const label = isRecord(item) && typeof item.name === 'string' && item.name !== '' ? item.name : `#${i}`;
     if (!isRecord(item)) {
       dropped.push({ tool: label, reason: 'it is not an object' });
+      return;
+    }
+    const tooDeep = (['inputSchema', 'outputSchema'] as const).find((k) =>
+      nestsDeeper(item[k], MAX_SCHEMA_DEPTH),
+    );
+    if (tooDeep) {
+      dropped.push({ tool: label, reason: `${tooDeep}: nested deeper than ${MAX_SCHEMA_DEPTH} levels` });
       return;
     }
     let candidate: Record<string, unknown> = item;
