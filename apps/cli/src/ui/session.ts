@@ -174,6 +174,8 @@ export class UiSession {
     private readonly agent: Agent,
     private readonly world: World,
     readonly modelName: string,
+    /** Set when no model is configured: how to configure one (sent as the error of every message). */
+    private readonly noModel?: string,
   ) {
     this.nextId = agent.getMessages().length;
     agent.on('message', (m) => {
@@ -196,6 +198,7 @@ export class UiSession {
     // Without a model the settings page still works; sending a message says how to configure one.
     let model: ModelAdapter;
     let modelName: string;
+    let noModel: string | undefined;
     try {
       const settings = await modelSettingsFor(io, world.home, flags);
       model = await createModel(settings);
@@ -204,6 +207,7 @@ export class UiSession {
       if (!(err instanceof CliError)) throw err;
       model = unconfiguredModel(err.message);
       modelName = 'no model';
+      noModel = err.message;
       io.err(`wave ui: ${err.message}\n`);
     }
     const { AgentHost } = await import('@wave/agent');
@@ -232,12 +236,7 @@ export class UiSession {
         isServerAllowed,
         canUseTool: (req) => (session as UiSession).ask(req),
       });
-      session = new UiSession(host, agent, world, modelName);
-      // A user server switched off on this machine never dials: a manual disconnect keeps it off.
-      for (const s of world.servers) {
-        if ((s.source === 'user' || s.source === 'constructor') && isLocallyDisabled(world.local, s))
-          await agent.disconnectMcpServer(s.name).catch(() => undefined);
-      }
+      session = new UiSession(host, agent, world, modelName, noModel);
       return session;
     } catch (err) {
       await host.close();
@@ -378,6 +377,12 @@ export class UiSession {
       throw new UiError('BAD_REQUEST', '"text" must be a non-empty string.', 400);
     if (this.closing) throw new UiError('CLOSED', 'wave ui is shutting down.', 503);
     if (this.busy) throw new UiError('BUSY', 'A turn is running; wait for it or stop it first.', 409);
+    if (this.noModel !== undefined) {
+      // No turn without a model: nothing is dialed, the page is told how to configure one.
+      this.emit('busy', { busy: true });
+      this.finish({ busy: false, error: this.noModel });
+      return;
+    }
     const abort = new AbortController();
     this.abort = abort;
     this.busy = true;
