@@ -111,6 +111,6 @@ describe.runIf(process.platform === 'linux')('spawnTracked (Linux)', () => {
     const before = count();
     expect(() => spawnTracked('/definitely/not/a/command-xyz')).toThrow(ReaperError);
     expect(count()).toBeGreaterThan(before); // the pipes and the process handle exist for a moment...
-    expect(await waitFor(() => count() <= before, 1000)).toBe(true); // ...and are closed
+    expect(await waitFor(() => count() <= before, 30_000)).toBe(true); // ...and are closed
   });
 });
