@@ -145,7 +145,12 @@ export async function runTurn(ctx: TurnContext, text: string): Promise<TurnResul
     // (3) Declare tools (re-planned each round: a server may have changed its tools).
     const tools = liveTools(ctx.pool, ctx.servers(), rules);
     exposure ??= ctx.chooseExposure(tools);
-    const plan = exposure.plan({ tools, builtins: ctx.builtins, servers: ctx.serverStatuses() });
+    const plan = exposure.plan({
+      tools,
+      currentTools: () => liveTools(ctx.pool, ctx.servers(), rules),
+      builtins: ctx.builtins,
+      servers: ctx.serverStatuses(),
+    });
     // (4) The model.
     let response: ModelResponse;
     try {

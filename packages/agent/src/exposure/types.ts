@@ -61,6 +61,12 @@ export interface ExposurePlan {
 export interface ExposureInput {
   /** Tools of connected servers, in no particular order. */
   tools: readonly LiveTool[];
+  /**
+   * The same list computed again now (deny rules applied): a script that runs
+   * later in the turn sees servers that connected or dropped since the plan.
+   * @default () => tools
+   */
+  currentTools?: () => readonly LiveTool[];
   /** Built-in tools (`ReadOutput`, `McpSettings`): always declared as they are, never folded. */
   builtins: readonly ToolDeclaration[];
   /** Every configured server and its state (for status views such as the gateway's `status`). */
