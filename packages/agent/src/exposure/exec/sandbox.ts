@@ -300,6 +300,7 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
       const w = worker;
       const id = ++nextId;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let heapWatch: ReturnType<typeof setInterval> | undefined;
       const onAbort = () => a.fail('EXEC_ABORTED', 'the script was aborted');
       const a: Active = {
         id,
@@ -317,6 +318,7 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
           if (active !== a) return;
           active = undefined;
           clearTimeout(timer);
+          clearInterval(heapWatch);
           signal?.removeEventListener('abort', onAbort);
           a.controller.abort();
           resolve(result);
@@ -345,6 +347,12 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         () =>
           a.fail('EXEC_TIMEOUT', `the script did not finish within the time limit (${limits.timeoutMs} ms)`),
         limits.timeoutMs,
+      );
+      heapWatch = watchHeap(w, limits.memoryLimitMb, (usedMb) =>
+        a.fail(
+          'EXEC_CRASHED',
+          `the script used more than ${usedMb} MB of memory (limit ${limits.memoryLimitMb} MB) and was stopped`,
+        ),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
       w.postMessage({
@@ -412,4 +420,39 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
   }
 
   return { run, close };
+}
+
+/**
+ * On Node versions with `worker.getHeapStatistics()` (22.16+, 24), a script
+ * that allocates fast (an endless promise chain) can hit the worker's heap
+ * limit in under a second, and V8 then aborts the whole process instead of
+ * just the worker. So, while a script runs, the host polls the worker's heap
+ * and stops it at 60% of its limit. Node 20 has no such call, and there the
+ * limit ends only the worker (ERR_WORKER_OUT_OF_MEMORY).
+ */
+function watchHeap(
+  worker: Worker,
+  limitMb: number,
+  onOver: (usedMb: number) => void,
+): ReturnType<typeof setInterval> | undefined {
+  const stats = (worker as unknown as { getHeapStatistics?: () => Promise<{ used_heap_size: number }> })
+    .getHeapStatistics;
+  if (typeof stats !== 'function') return undefined;
+  const threshold = limitMb * 0.6 * 1024 * 1024;
+  let inFlight = false;
+  const timer = setInterval(() => {
+    if (inFlight) return;
+    inFlight = true;
+    stats
+      .call(worker)
+      .then((s) => {
+        if (s.used_heap_size > threshold) onOver(Math.round(s.used_heap_size / 1048576));
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        inFlight = false;
+      });
+  }, 25);
+  timer.unref?.();
+  return timer;
 }
