@@ -19,7 +19,6 @@ import { readStream } from './read-stream';
 import {
   checkOptions,
   imagePlaceholder,
-  isContextLengthMessage,
   joinUrl,
   newCallId,
   parseToolArguments,
@@ -372,12 +371,6 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         idleTimeoutMs,
         authHint:
           'Check the apiKey option (usually from ANTHROPIC_API_KEY); the key was rejected or lacks access to this model.',
-        classify: (status, message) =>
-          status === 400 || status === 413
-            ? isContextLengthMessage(message)
-              ? 'MODEL_CONTEXT_LENGTH'
-              : undefined
-            : undefined,
       });
       const state = createMessagesStreamState();
       const streamed = await readStream(

@@ -4,7 +4,8 @@
  * respected, abort passed to fetch so it reaches the socket at once. Retries stop once a 2xx arrives: the caller
  * reads the body, and a failure while reading is final.
  */
-import { ModelError, type ModelErrorCode, redact } from './errors';
+import { ModelError, redact } from './errors';
+import { isContextLengthMessage } from './shared';
 
 /** Retry policy of an adapter. */
 export interface RetryOptions {
@@ -40,8 +41,6 @@ export interface PostRequest {
   authHint: string;
   /** Abort an attempt when no byte arrived for this long (0: never). */
   idleTimeoutMs?: number | undefined;
-  /** A more precise code for an error body, e.g. `MODEL_CONTEXT_LENGTH`. */
-  classify?: ((status: number, message: string) => ModelErrorCode | undefined) | undefined;
 }
 
 /** The successful response, how many attempts it took, and the watchdog still guarding its body. */
@@ -200,10 +199,10 @@ function statusError(
   const details = { model: req.model, status, requestId: requestIdOf(headers), attempts };
   const where = `${req.model}: HTTP ${status} from ${req.url}`;
   const what = said ? `: ${said}` : '';
-  const special = req.classify?.(status, said);
-  if (special === 'MODEL_CONTEXT_LENGTH') {
+  // Every provider reports an overlong prompt as a 400 or 413 with words to that effect.
+  if ((status === 400 || status === 413) && isContextLengthMessage(said)) {
     return new ModelError(
-      special,
+      'MODEL_CONTEXT_LENGTH',
       `${where}${what}. The conversation is too long for this model: compact or shorten the history.`,
       details,
     );

@@ -20,7 +20,6 @@ import { readStream } from './read-stream';
 import {
   checkOptions,
   imagePlaceholder,
-  isContextLengthMessage,
   joinUrl,
   newCallId,
   parseToolArguments,
@@ -321,12 +320,6 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         idleTimeoutMs,
         authHint:
           'Check the apiKey option (for OpenAI, the key from OPENAI_API_KEY); the key was rejected or lacks access to this model.',
-        classify: (status, message) =>
-          status === 400 || status === 413
-            ? isContextLengthMessage(message)
-              ? 'MODEL_CONTEXT_LENGTH'
-              : undefined
-            : undefined,
       });
       const ctx = {
         name,
