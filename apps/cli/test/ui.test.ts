@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type FakeModelServer, findProcessesByMarker, fixturePath, startFakeOpenAI } from '@wave/testkit';
-import type { Browser, Route } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Sandbox, sandbox } from './helpers';
 import { launchBrowser, openMcp, openPage, type RunningUi, screenshot, startUi } from './ui-helpers';
@@ -28,6 +28,11 @@ async function fakeModel(steps: Parameters<typeof startFakeOpenAI>[0]): Promise<
 
 function modelArgs(m: FakeModelServer): string[] {
   return ['--base-url', m.baseURL, '--model', 'fake'];
+}
+
+/** Wait until no turn runs (Send is enabled again). */
+async function idle(page: Page): Promise<void> {
+  await page.locator('.composer button.primary:not([disabled])').waitFor();
 }
 
 async function writeUserConfig(s: Sandbox, servers: Record<string, unknown>): Promise<string> {
@@ -221,7 +226,9 @@ describe('wave ui: conversation', () => {
     await page.getByTestId('approval').getByRole('button', { name: 'Deny' }).click();
     await page.getByText('It was denied.').waitFor();
     expect(await page.getByTestId('tool-call').locator('.tool-state').textContent()).toBe('failed');
+    // The answer shows before the turn ends: send only once it has.
     await input.fill('add twice');
+    await idle(page);
     await input.press('Enter');
     await page.getByTestId('approval').getByRole('button', { name: 'Allow always' }).click();
     // The second call of the same tool is not asked again.

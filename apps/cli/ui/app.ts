@@ -159,6 +159,8 @@ async function submit(): Promise<void> {
   const text = store.input.trim();
   if (text === '') return;
   if (text === '/mcp') return openMcpSettings();
+  // Enter during a turn keeps the text for when the turn ends (Send is disabled then too).
+  if (store.busy) return;
   update({ input: '' });
   try {
     await api.send(text);
