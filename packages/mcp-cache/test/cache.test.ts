@@ -216,9 +216,10 @@ describe('get / list / write', () => {
   });
 
   it('concurrent writes from two instances in one process lose nothing', async () => {
-    const clock = fakeClock();
-    const one = open({ clock });
-    const two = open({ clock });
+    // Real time: the lock is held for as long as real file I/O takes, so a fake
+    // clock (whose waits cost nothing) would time the waiters out on a loaded machine.
+    const one = createToolCache({ home, ttlMs: Infinity, onDebug: (e) => events.push(e) });
+    const two = createToolCache({ home, ttlMs: Infinity, onDebug: (e) => events.push(e) });
     const writes: Promise<void>[] = [];
     for (let i = 0; i < 40; i++) {
       const cache = i % 2 ? one : two;
