@@ -289,13 +289,14 @@ describe('openaiCompatible: idle timeout', () => {
   it('a server that never answers is retried, then MODEL_TIMEOUT', async () => {
     const s = await serve({ fallback: { hang: true } });
     const { delays, sleep } = recordingSleep();
-    const model = adapter(s, { idleTimeoutMs: 100, retry: { sleep, maxRetries: 1 } });
+    // Long enough for a loaded machine to deliver each request before the client gives up on it.
+    const model = adapter(s, { idleTimeoutMs: 1000, retry: { sleep, maxRetries: 1 } });
     const error = await failure(model.generate({ system: '', tools: [], messages: HELLO }));
     expect(error.code).toBe('MODEL_TIMEOUT');
     expect(error.message).toContain('idleTimeoutMs');
-    expect(s.requests).toHaveLength(2);
     expect(delays).toHaveLength(1);
-    await waitFor(() => s.requests.every((r) => r.closedEarly), {
+    // The server may log the second request after the client has already given up on it.
+    await waitFor(() => s.requests.length === 2 && s.requests.every((r) => r.closedEarly), {
       timeoutMs: 30_000,
       message: 'both closed',
     });
