@@ -86,6 +86,26 @@ describe('close', () => {
     expect((await s.run('return 1', host)).failure?.code).toBe('EXEC_CLOSED');
   });
 
+  test('leaves no worker and no timer behind', async () => {
+    const count = () => {
+      const counts = new Map<string, number>();
+      for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1);
+      return counts;
+    };
+    const before = count();
+    const s = createExecSandbox({ timeoutMs: 60_000 });
+    const { host } = memoryHost(pool);
+    expect((await s.run('return await tools.mcp__srv__echo({})', host)).isError).toBe(false);
+    const running = s.run('await new Promise(() => {})', host);
+    expect(count().get('MessagePort') ?? 0).toBeGreaterThan(before.get('MessagePort') ?? 0);
+    await s.close();
+    expect((await running).failure?.code).toBe('EXEC_CLOSED');
+    const after = count();
+    for (const kind of ['MessagePort', 'Timeout', 'Immediate']) {
+      expect(after.get(kind) ?? 0, kind).toBeLessThanOrEqual(before.get(kind) ?? 0);
+    }
+  });
+
   test('a sandbox that never ran closes at once', async () => {
     const s = createExecSandbox();
     await s.close();
