@@ -14,13 +14,14 @@
  * Each measurement follows an idle gap (BENCH_EXEC_GAP_MS, default 25 ms), as
  * between two model turns, when the worker makes the next script's fresh context.
  * A last table measures the sandbox alone around an in-memory host function (its
- * own time in microseconds).
+ * own time in microseconds), beside a bare worker's round trip: the floor under it.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { mergeSources } from '@wave/mcp-config';
 import { McpPool } from '@wave/mcp-pool';
 import { fixtureServer, killMarked, makeTempDir, realServer } from '@wave/testkit';
@@ -128,7 +129,11 @@ async function viaFunnel(
   }
 }
 
-/** The sandbox alone around an in-memory host function: its own time per run. */
+/**
+ * The sandbox alone around an in-memory host function: its own time per run,
+ * beside the floor under it: a bare worker's postMessage round trip after the
+ * same idle gap (an empty script needs one, a script with one nested call two).
+ */
 async function inMemory(): Promise<void> {
   const tool: CatalogTool = {
     server: 'bench',
@@ -142,7 +147,17 @@ async function inMemory(): Promise<void> {
     search: () => [],
   };
   const sandbox = createExecSandbox();
+  const bare = new Worker(
+    "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))",
+    { eval: true },
+  );
+  const roundTrip = () =>
+    new Promise<{ isError: boolean }>((resolve) => {
+      bare.once('message', () => resolve({ isError: false }));
+      bare.postMessage({ t: 'ping', text: 'hi' });
+    });
   try {
+    await roundTrip();
     const times = await interleaved([
       [
         'direct host call',
@@ -156,10 +171,12 @@ async function inMemory(): Promise<void> {
         'Exec, one nested call',
         () => sandbox.run('return await tools.mcp__bench__echo({ message: "hi" })', host),
       ],
+      ['bare worker round trip', roundTrip],
     ]);
     report("in-memory host function (the sandbox's own time)", times, 'direct host call');
   } finally {
     await sandbox.close();
+    await bare.terminate();
   }
 }
 

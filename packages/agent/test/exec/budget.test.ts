@@ -47,6 +47,22 @@ describe('the wall-clock budget stops every way a script can hang', () => {
   });
 });
 
+test('work a script leaves queued behind its return is charged to that run, not the next', async () => {
+  const { host } = memoryHost(pool);
+  for (const code of [
+    // Queued to run after the script's own return has been handled.
+    'console.log("tick"); Promise.resolve().then(() => 0).then(() => 0).then(() => { for (;;) {} }); return "early"',
+    'console.log("tick"); const f = () => Promise.resolve().then(f); f(); return "early"',
+  ]) {
+    const t0 = performance.now();
+    const r = await sandbox.run(code, host);
+    expect(['EXEC_TIMEOUT', 'EXEC_CRASHED']).toContain(r.failure?.code);
+    expect(r.console).toBe('tick');
+    expect(performance.now() - t0).toBeLessThan(BOUND_MS);
+    expect((await sandbox.run('return "next"', host)).content).toBe('Result:\nnext');
+  }
+});
+
 test('a crashed worker (out of memory) is a failed result, and the next script runs', async () => {
   const small = createExecSandbox({ timeoutMs: 60_000, memoryLimitMb: 16 });
   try {

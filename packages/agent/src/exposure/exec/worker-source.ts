@@ -427,11 +427,14 @@ function prepare() {
     // script left behind is charged to this run, not to the next one. A tick queued
     // from a microtask runs right after the microtask queue is empty, with no turn
     // of the event loop in between (an endless chain never lets it run: a timeout).
-    process.nextTick(() => {
-      if (current === c) current = null;
-      parentPort.postMessage(msg);
-      prepareSoon();
-    });
+    // The microtask first makes that hold when this is not called from one.
+    queueMicrotask(() =>
+      process.nextTick(() => {
+        if (current === c) current = null;
+        parentPort.postMessage(msg);
+        prepareSoon();
+      }),
+    );
   };
   const hostKnows = (key) => {
     const c = current;
