@@ -1,112 +1,183 @@
 /**
- * Benchmark: the Exec round trip against a direct call of the same host function.
+ * Benchmark: an Exec round trip against one flat call through the agent's funnel.
  *
  *   tsx --conditions=@wave/source bench/exec.bench.ts
  *
- * For two host functions (an in-memory one, and a real MCP server call through
- * @wave/mcp-pool: server-everything's `echo` over stdio) it measures, interleaved:
- * a direct call, an Exec run of an empty script, and an Exec run of a script
- * making one nested call. Prints p50 / p95 and the ratio to the direct call
- * (goal: one nested call <= 1.3x a direct call, p50). Asserts nothing.
+ * On the same tool (the `hello` fixture's `echo`, and server-everything's `echo`,
+ * both over stdio through @wave/mcp-pool and the agent's funnel: identity, rules,
+ * pool call, output guard) it measures, interleaved in a rotating order: one flat
+ * funnel call, an Exec run of an empty script, and an Exec run of a script making
+ * one nested call. Exec runs through its exposure exactly as in a turn, its nested
+ * call through the same funnel. Prints p50 / p95 and the ratio to the flat call
+ * (goal: one nested call <= 1.3x a flat call, p50). Asserts nothing.
  *
- * Each run is preceded by a short idle gap, as between two model turns in an
- * agent (where the worker prepares the next fresh context); a second table
- * runs the scripts back to back, where that preparation is on the clock.
+ * Each measurement follows an idle gap (BENCH_EXEC_GAP_MS, default 25 ms), as
+ * between two model turns, when the worker makes the next script's fresh context.
+ * A last table measures the sandbox alone around an in-memory host function (its
+ * own time in microseconds), beside a bare worker's round trip: the floor under it.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { mergeSources } from '@wave/mcp-config';
 import { McpPool } from '@wave/mcp-pool';
-import { realServer } from '@wave/testkit';
+import { fixtureServer, killMarked, makeTempDir, realServer } from '@wave/testkit';
 import { type CatalogTool, renderCatalog } from '../src/exposure/catalog';
-import type { NestedToolResult } from '../src/exposure/exec/result';
 import { createExecSandbox, type ExecHost } from '../src/exposure/exec/sandbox';
+import { execExposure } from '../src/exposure/exec-exposure';
+import type { LiveTool, ToolOutcome } from '../src/exposure/types';
+import { Funnel } from '../src/funnel';
+import { createOutputGuard } from '../src/guard/output-guard';
+import { fmt, quantile } from './stats';
 
-const ROUNDS = Number(process.env.BENCH_EXEC_ROUNDS ?? 300);
-const WARMUP = 30;
-
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const i = Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))));
-  return s[i] ?? Number.NaN;
-}
-const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
-
-type Call = (args: unknown, signal?: AbortSignal) => Promise<NestedToolResult>;
+const ROUNDS = Number(process.env.BENCH_EXEC_ROUNDS ?? 200);
+const GAP_MS = Number(process.env.BENCH_EXEC_GAP_MS ?? 25);
+const WARMUP = 20;
 
 const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function measure(label: string, call: Call, gapMs: number): Promise<void> {
+type Runner = () => Promise<{ isError: boolean }>;
+
+/** Runs the named runners interleaved (rotating order, an idle gap before each); p50 and p95 of each. */
+async function interleaved(runners: [string, Runner][]): Promise<Map<string, number[]>> {
+  const times = new Map<string, number[]>(runners.map(([name]) => [name, []]));
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    for (let k = 0; k < runners.length; k++) {
+      const [name, run] = runners[(i + k) % runners.length] as [string, Runner];
+      if (GAP_MS > 0) await idle(GAP_MS);
+      const t0 = performance.now();
+      const r = await run();
+      const ms = performance.now() - t0;
+      if (r.isError) throw new Error(`bench run "${name}" failed: ${JSON.stringify(r)}`);
+      if (i >= WARMUP) times.get(name)?.push(ms);
+    }
+  }
+  return times;
+}
+
+function report(label: string, times: Map<string, number[]>, base: string): void {
+  const p50 = quantile(times.get(base) ?? [], 0.5);
+  console.log(`${label} (${ROUNDS} rounds, interleaved, ${GAP_MS} ms idle before each)`);
+  for (const [name, xs] of times) {
+    console.log(
+      `  ${name.padEnd(24)} p50 ${fmt(quantile(xs, 0.5)).padStart(9)}  p95 ${fmt(quantile(xs, 0.95)).padStart(9)}  ${(quantile(xs, 0.5) / p50).toFixed(2)}x ${base}`,
+    );
+  }
+}
+
+/** A flat funnel call against Exec runs whose nested call goes through the same funnel. */
+async function viaFunnel(
+  label: string,
+  server: string,
+  spec: ReturnType<typeof fixtureServer>,
+  args: Record<string, unknown>,
+): Promise<void> {
+  const ns = `wave-bench-exec:${randomUUID().slice(0, 8)}`;
+  const tmp = await makeTempDir('wave-bench-');
+  const { servers } = mergeSources([{ source: 'constructor', servers: { [server]: spec } }], {
+    workdir: tmp.path,
+  });
+  const pool = McpPool.create({ servers, markerNamespace: ns });
+  const exec = execExposure();
+  try {
+    const record = await pool.connect(server);
+    const funnel = new Funnel({
+      pool,
+      servers: () => servers.map((s) => ({ server: s })),
+      builtins: new Map(),
+      builtinContext: () => ({
+        workdir: tmp.path,
+        home: tmp.path,
+        sessionDir: tmp.path,
+        reloadConfig: async () => {},
+      }),
+      rules: () => ({ allow: [`mcp__${server}__*`] }),
+      remembered: new Map(),
+      guard: createOutputGuard({ dir: tmp.path }),
+      supportsVision: false,
+    });
+    const tools: LiveTool[] = record.tools.map((t) => ({
+      server,
+      name: t.name,
+      fullName: `mcp__${server}__${t.name}`,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      inputSchema: t.inputSchema,
+    }));
+    const plan = exec.plan({ tools, builtins: [], servers: [] });
+    const callTool = (n: string, a: Record<string, unknown>, o?: { signal?: AbortSignal }) =>
+      funnel.call(n, a, o);
+    const fullName = `mcp__${server}__echo`;
+    const execRun = (code: string) => (): Promise<ToolOutcome> => {
+      const route = plan.route({ id: 'bench', name: 'Exec', arguments: { code } });
+      if (route.kind !== 'custom') throw new Error('Exec is not routed to its handler');
+      return route.run({ callTool });
+    };
+    const times = await interleaved([
+      ['flat funnel call', () => funnel.call(fullName, args)],
+      ['Exec, empty script', execRun('return 1')],
+      ['Exec, one nested call', execRun(`return await tools.${fullName}(${JSON.stringify(args)})`)],
+    ]);
+    report(label, times, 'flat funnel call');
+  } finally {
+    await exec.close();
+    await pool.destroy();
+    await killMarked(ns);
+    await tmp.cleanup();
+  }
+}
+
+/**
+ * The sandbox alone around an in-memory host function: its own time per run,
+ * beside the floor under it: a bare worker's postMessage round trip after the
+ * same idle gap (an empty script needs one, a script with one nested call two).
+ */
+async function inMemory(): Promise<void> {
   const tool: CatalogTool = {
     server: 'bench',
     name: 'echo',
     fullName: 'mcp__bench__echo',
     description: 'Echo',
   };
-  // Phases of the nested run: start -> the call reaches the host, the call itself, its result -> run ends.
-  let callIn = 0;
-  let callOut = 0;
   const host: ExecHost = {
     listTools: () => [tool],
-    call: async (_name, args, signal) => {
-      callIn = performance.now();
-      try {
-        return await call(args, signal);
-      } finally {
-        callOut = performance.now();
-      }
-    },
+    call: async (_name, args) => ({ content: JSON.stringify(args) }),
     search: () => [],
   };
-  const toCall: number[] = [];
-  const fromCall: number[] = [];
   const sandbox = createExecSandbox();
-  const direct: number[] = [];
-  const empty: number[] = [];
-  const nested: number[] = [];
+  const bare = new Worker(
+    "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))",
+    { eval: true },
+  );
+  const roundTrip = () =>
+    new Promise<{ isError: boolean }>((resolve) => {
+      bare.once('message', () => resolve({ isError: false }));
+      bare.postMessage({ t: 'ping', text: 'hi' });
+    });
   try {
-    for (let i = 0; i < WARMUP + ROUNDS; i++) {
-      if (gapMs > 0) await idle(gapMs);
-      let t0 = performance.now();
-      await call({ message: 'hi' });
-      const d = performance.now() - t0;
-      if (gapMs > 0) await idle(gapMs);
-      t0 = performance.now();
-      const r1 = await sandbox.run('return 1', host);
-      const e = performance.now() - t0;
-      if (gapMs > 0) await idle(gapMs);
-      t0 = performance.now();
-      const r2 = await sandbox.run('return await tools.mcp__bench__echo({ message: "hi" })', host);
-      const end = performance.now();
-      const n = end - t0;
-      if (r1.isError || r2.isError) throw new Error(`bench run failed: ${JSON.stringify([r1, r2])}`);
-      if (i >= WARMUP) {
-        direct.push(d);
-        empty.push(e);
-        nested.push(n);
-        toCall.push(callIn - t0);
-        fromCall.push(end - callOut);
-      }
-    }
+    await roundTrip();
+    const times = await interleaved([
+      [
+        'direct host call',
+        () =>
+          host
+            .call('mcp__bench__echo', { message: 'hi' }, new AbortController().signal)
+            .then(() => ({ isError: false })),
+      ],
+      ['Exec, empty script', () => sandbox.run('return 1', host)],
+      [
+        'Exec, one nested call',
+        () => sandbox.run('return await tools.mcp__bench__echo({ message: "hi" })', host),
+      ],
+      ['bare worker round trip', roundTrip],
+    ]);
+    report("in-memory host function (the sandbox's own time)", times, 'direct host call');
   } finally {
     await sandbox.close();
+    await bare.terminate();
   }
-  const p50 = quantile(direct, 0.5);
-  const row = (name: string, xs: number[]) =>
-    `  ${name.padEnd(28)} p50 ${fmt(quantile(xs, 0.5)).padStart(9)}  p95 ${fmt(quantile(xs, 0.95)).padStart(9)}  ${(quantile(xs, 0.5) / p50).toFixed(2)}x direct`;
-  const mode = gapMs > 0 ? `runs ${gapMs} ms apart` : 'back to back';
-  console.log(`${label} (${ROUNDS} rounds, interleaved, ${mode})`);
-  console.log(row('direct host call', direct));
-  console.log(row('Exec, empty script', empty));
-  console.log(row('Exec, one nested call', nested));
-  const own = toCall.map((x, i) => x + (fromCall[i] ?? 0));
-  console.log(
-    `  Exec's own time around the call, p50: ${fmt(quantile(own, 0.5))}` +
-      ` (run start -> call at the host ${fmt(quantile(toCall, 0.5))}, call result -> run end ${fmt(quantile(fromCall, 0.5))});` +
-      ` direct + own = ${((p50 + quantile(own, 0.5)) / p50).toFixed(2)}x direct`,
-  );
 }
 
 /** Catalog size against the raw tool list (name, description, input schema as JSON), both as characters / 4. */
@@ -164,33 +235,16 @@ export default async function main(): Promise<void> {
   catalogSizes();
   const load = loadavg().map((x) => x.toFixed(1));
   console.log(`machine: ${cpus().length} cores, load average ${load.join(' / ')} (figures are wall-clock)`);
-  const memory: Call = async (args) => ({ content: JSON.stringify(args) });
-  await measure('in-memory host function', memory, 5);
-  await measure('in-memory host function', memory, 0);
-
-  const { servers } = mergeSources(
-    [{ source: 'constructor', servers: { everything: realServer('everything') } }],
-    {
-      workdir: process.cwd(),
-    },
+  await viaFunnel('hello fixture echo over stdio, through the funnel', 'hello', fixtureServer('hello'), {
+    text: 'benchmark payload',
+  });
+  await viaFunnel(
+    'server-everything echo over stdio, through the funnel',
+    'everything',
+    realServer('everything'),
+    { message: 'benchmark payload' },
   );
-  const pool = McpPool.create({ servers, markerNamespace: 'wave-bench:exec' });
-  try {
-    await pool.connect('everything');
-    const real: Call = async (args, signal) => {
-      const res = await pool.callTool('everything', 'echo', args as Record<string, unknown>, { signal });
-      return {
-        content: (res.content as { type: 'text'; text: string }[]).map((b) => ({
-          type: 'text',
-          text: b.text,
-        })),
-      };
-    };
-    await measure('real MCP call (server-everything echo over stdio, via McpPool)', real, 5);
-    await measure('real MCP call (server-everything echo over stdio, via McpPool)', real, 0);
-  } finally {
-    await pool.destroy();
-  }
+  await inMemory();
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -47,6 +47,22 @@ describe('the wall-clock budget stops every way a script can hang', () => {
   });
 });
 
+test('work a script leaves queued behind its return is charged to that run, not the next', async () => {
+  const { host } = memoryHost(pool);
+  for (const code of [
+    // Queued to run after the script's own return has been handled.
+    'console.log("tick"); Promise.resolve().then(() => 0).then(() => 0).then(() => { for (;;) {} }); return "early"',
+    'console.log("tick"); const f = () => Promise.resolve().then(f); f(); return "early"',
+  ]) {
+    const t0 = performance.now();
+    const r = await sandbox.run(code, host);
+    expect(['EXEC_TIMEOUT', 'EXEC_CRASHED']).toContain(r.failure?.code);
+    expect(r.console).toBe('tick');
+    expect(performance.now() - t0).toBeLessThan(BOUND_MS);
+    expect((await sandbox.run('return "next"', host)).content).toBe('Result:\nnext');
+  }
+});
+
 test('a crashed worker (out of memory) is a failed result, and the next script runs', async () => {
   const small = createExecSandbox({ timeoutMs: 60_000, memoryLimitMb: 16 });
   try {
@@ -84,6 +100,26 @@ describe('close', () => {
     expect((await running).failure?.code).toBe('EXEC_CLOSED');
     expect((await queued).failure?.code).toBe('EXEC_CLOSED');
     expect((await s.run('return 1', host)).failure?.code).toBe('EXEC_CLOSED');
+  });
+
+  test('leaves no worker and no timer behind', async () => {
+    const count = () => {
+      const counts = new Map<string, number>();
+      for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1);
+      return counts;
+    };
+    const before = count();
+    const s = createExecSandbox({ timeoutMs: 60_000 });
+    const { host } = memoryHost(pool);
+    expect((await s.run('return await tools.mcp__srv__echo({})', host)).isError).toBe(false);
+    const running = s.run('await new Promise(() => {})', host);
+    expect(count().get('MessagePort') ?? 0).toBeGreaterThan(before.get('MessagePort') ?? 0);
+    await s.close();
+    expect((await running).failure?.code).toBe('EXEC_CLOSED');
+    const after = count();
+    for (const kind of ['MessagePort', 'Timeout', 'Immediate']) {
+      expect(after.get(kind) ?? 0, kind).toBeLessThanOrEqual(before.get(kind) ?? 0);
+    }
   });
 
   test('a sandbox that never ran closes at once', async () => {

@@ -341,6 +341,38 @@ describe('nested calls', () => {
     );
     expect(returned(r)).toEqual(['undefined', true, 'function']);
   });
+
+  test('a reused worker shows one script nothing of another (other agent, other turn)', async () => {
+    const own = createExecSandbox({ timeoutMs: 20_000 });
+    try {
+      const first = memoryHost([echo], impls);
+      const other = memoryHost([fail], impls);
+      const dirty =
+        'globalThis.secret = "agent-1"; var hoisted = 1; console.log = () => {}; ' +
+        'Object.prototype.polluted = "yes"; Promise.prototype.then = null; JSON.stringify = () => "x"; ' +
+        'return await tools.mcp__srv__echo({ from: "first" })';
+      expect(returned(await own.run(dirty, first.host))).toEqual({ from: 'first' });
+      const probe =
+        'console.log("visible"); ' +
+        'const echo = await tools.mcp__srv__echo({}).then(() => "callable", (e) => e.message); ' +
+        'return [typeof secret, typeof hoisted, ({}).polluted === undefined, JSON.stringify([1]), echo]';
+      // Right after the first (the context is made on demand), and after the worker had time to prepare one.
+      for (const attempt of [0, 1]) {
+        if (attempt === 1) await new Promise((resolve) => setTimeout(resolve, 50));
+        const r = await own.run(probe, other.host);
+        expect(r.console).toBe('visible');
+        const [secret, hoisted, clean, json, echoResult] = returned(r);
+        expect([secret, hoisted, clean, json]).toEqual(['undefined', 'undefined', true, '[1]']);
+        // The other agent's pool has no echo: the first pool's names are gone too.
+        expect(echoResult).toContain('only MCP tools are reachable');
+      }
+      expect(returned(await own.run('return await tools.mcp__srv__echo({ back: 1 })', first.host))).toEqual({
+        back: 1,
+      });
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('abort', () => {

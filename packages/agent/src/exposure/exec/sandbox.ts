@@ -93,6 +93,8 @@ interface Active {
   worker: Worker;
   controller: AbortController;
   calls: number;
+  /** Host calls not yet settled: aborted when the run ends. */
+  inFlight: number;
   console: string[];
   consoleCut: boolean;
   images: ImageBlock[];
@@ -117,6 +119,13 @@ type WorkerMessage =
 
 const dropProto = (key: string, value: unknown): unknown => (key === '__proto__' ? undefined : value);
 
+/**
+ * How long after a run ends the worker makes the next run's fresh context
+ * (about a millisecond of CPU): late enough not to compete with the result on
+ * its way to the host, early enough to be ready before the model's next turn.
+ */
+const PREPARE_DELAY_MS = 5;
+
 /** Creates a sandbox. No thread starts until the first script runs. */
 export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox {
   const limits: Limits = {
@@ -132,6 +141,8 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
   const now = options.now ?? (() => performance.now());
 
   let worker: Worker | undefined;
+  /** The callable names the current worker last received (it keeps them between runs). */
+  let sentNames: { worker: Worker; json: string } | undefined;
   let active: Active | undefined;
   let nextId = 0;
   let closed = false;
@@ -168,6 +179,7 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
       stdout: true,
       stderr: true,
       resourceLimits: { maxOldGenerationSizeMb: limits.memoryLimitMb },
+      workerData: { prepareDelayMs: PREPARE_DELAY_MS },
     });
     w.stdout.resume();
     w.stderr.resume();
@@ -268,12 +280,15 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
       };
     }
     let result: NestedToolResult;
+    a.inFlight += 1;
     try {
       const args: unknown = JSON.parse(msg.payload, dropProto);
       result = await a.host.call(msg.name, args, a.controller.signal);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return { ok: false, payload: message === '' ? `${msg.name} failed` : message };
+    } finally {
+      a.inFlight -= 1;
     }
     if (active !== a) return { ok: false, payload: 'the script has ended' };
     const value = toScriptValue(result, limits.maxImages - a.images.length);
@@ -309,6 +324,7 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         worker: w,
         controller: new AbortController(),
         calls: 0,
+        inFlight: 0,
         console: [],
         consoleCut: false,
         images: [],
@@ -317,11 +333,12 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         finish(result) {
           if (active !== a) return;
           active = undefined;
+          resolve(result);
           clearTimeout(timer);
           clearInterval(heapWatch);
           signal?.removeEventListener('abort', onAbort);
-          a.controller.abort();
-          resolve(result);
+          // Stops host calls still running (aborting costs a stack trace: only when there are some).
+          if (a.inFlight > 0) a.controller.abort();
         },
         fail(code, message) {
           if (active !== a) return;
@@ -343,6 +360,20 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         },
       };
       active = a;
+      // The worker keeps the callable names between runs: send them only when they changed.
+      const namesJson = JSON.stringify([...a.names]);
+      const names = sentNames?.worker === w && sentNames.json === namesJson ? undefined : namesJson;
+      sentNames = { worker: w, json: namesJson };
+      // Posted first, so the worker wakes up while the host arms the budget.
+      w.postMessage({
+        t: 'run',
+        run: id,
+        code,
+        names,
+        logLimit: limits.maxConsoleChars,
+        // The worker sends one character more than is shown, so the cut is always visible.
+        resultLimit: limits.maxResultChars + 1,
+      });
       timer = setTimeout(
         () =>
           a.fail('EXEC_TIMEOUT', `the script did not finish within the time limit (${limits.timeoutMs} ms)`),
@@ -355,15 +386,6 @@ export function createExecSandbox(options: ExecSandboxOptions = {}): ExecSandbox
         ),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
-      w.postMessage({
-        t: 'run',
-        run: id,
-        code,
-        names: JSON.stringify([...a.names]),
-        logLimit: limits.maxConsoleChars,
-        // The worker sends one character more than is shown, so the cut is always visible.
-        resultLimit: limits.maxResultChars + 1,
-      });
     });
   }
 

@@ -18,6 +18,7 @@
 export const WORKER_SOURCE = String.raw`'use strict';
 const { parentPort } = require('node:worker_threads');
 const vm = require('node:vm');
+const PREPARE_DELAY_MS = Number(require('node:worker_threads').workerData.prepareDelayMs);
 
 // A promise rejected by the script and never handled must not end the worker.
 process.on('unhandledRejection', () => {});
@@ -36,6 +37,7 @@ function bootstrap(hostCall, hostLog, hostDone, hostKnows, hostNames) {
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const P = Promise;
+  const promiseThen = P.prototype.then;
   const ErrorC = Error;
   const TypeErrorC = TypeError;
   const ProxyC = Proxy;
@@ -331,44 +333,64 @@ function bootstrap(hostCall, hostLog, hostDone, hostKnows, hostNames) {
       try { hostDone(false, 'error', d); } catch {}
       return;
     }
-    P.resolve(promise).then(
-      (value) => {
-        let kind = 'value';
-        let text;
-        if (value === undefined) {
-          kind = 'none';
-          text = '';
-        } else if (typeof value === 'string') {
-          kind = 'text';
-          text = value;
-        } else {
-          try {
-            text = stringify(lenient(value, 0, []), null, 2);
-            if (typeof text !== 'string') {
-              kind = 'none';
-              text = '';
-            }
-          } catch (e) {
-            kind = 'error';
-            text = 'the returned value could not be serialized: ' + describe(e);
+    const onValue = (value) => {
+      let kind = 'value';
+      let text;
+      if (value === undefined) {
+        kind = 'none';
+        text = '';
+      } else if (typeof value === 'string') {
+        kind = 'text';
+        text = value;
+      } else {
+        try {
+          text = stringify(lenient(value, 0, []), null, 2);
+          if (typeof text !== 'string') {
+            kind = 'none';
+            text = '';
           }
+        } catch (e) {
+          kind = 'error';
+          text = 'the returned value could not be serialized: ' + describe(e);
         }
-        try { hostDone(kind !== 'error', kind, text); } catch {}
-      },
-      (e) => {
-        const d = describe(e);
-        try { hostDone(false, 'error', d); } catch {}
-      },
-    );
+      }
+      try { hostDone(kind !== 'error', kind, text); } catch {}
+    };
+    const onError = (e) => {
+      const d = describe(e);
+      try { hostDone(false, 'error', d); } catch {}
+    };
+    // The intrinsic captured before the script ran: a script that replaces or breaks
+    // Promise.prototype.then (or its species) fails its own run, not the worker.
+    try {
+      apply(promiseThen, promise, [onValue, onError]);
+    } catch (e) {
+      onError(e);
+    }
   }
 
   return { settle, start };
 }
 
-const BOOTSTRAP = '(' + bootstrap.toString() + ')';
+// Compiled once; run in each fresh context.
+const BOOTSTRAP = new vm.Script('(' + bootstrap.toString() + ')', { filename: 'exec-bootstrap.js' });
 
 let current = null; // the running script: { run, settle, names, namesJson, logged, logLimit, resultLimit, logCut, done }
 let prepared = null;
+let prepareTimer = null;
+// The callable names of the last run; the host sends them again only when they change.
+let names = new Set();
+let namesJson = '[]';
+
+// The next script's fresh context is made a little after a run ends, off the path of
+// the result on its way to the host (making one costs about a millisecond of CPU).
+function prepareSoon() {
+  if (prepareTimer !== null) return;
+  prepareTimer = setTimeout(() => {
+    prepareTimer = null;
+    if (prepared === null && current === null) prepared = prepare();
+  }, PREPARE_DELAY_MS);
+}
 
 function prepare() {
   const ctx = vm.createContext(Object.create(null), {
@@ -402,14 +424,17 @@ function prepare() {
     const max = c.resultLimit;
     const msg = { t: 'done', run: ref.run, ok: ok === true, kind: String(kind), text: full.length > max ? full.slice(0, max) : full, total: full.length };
     // Report only once the microtasks the script queued have drained, so work the
-    // script left behind is charged to this run, not to the next one.
-    setImmediate(() => {
-      if (current === c) current = null;
-      parentPort.postMessage(msg);
-      setImmediate(() => {
-        if (prepared === null && current === null) prepared = prepare();
-      });
-    });
+    // script left behind is charged to this run, not to the next one. A tick queued
+    // from a microtask runs right after the microtask queue is empty, with no turn
+    // of the event loop in between (an endless chain never lets it run: a timeout).
+    // The microtask first makes that hold when this is not called from one.
+    queueMicrotask(() =>
+      process.nextTick(() => {
+        if (current === c) current = null;
+        parentPort.postMessage(msg);
+        prepareSoon();
+      }),
+    );
   };
   const hostKnows = (key) => {
     const c = current;
@@ -419,7 +444,7 @@ function prepare() {
     const c = current;
     return c !== null && c.run === ref.run ? c.namesJson : '[]';
   };
-  const api = vm.runInContext(BOOTSTRAP, ctx, { filename: 'exec-bootstrap.js' })(
+  const api = BOOTSTRAP.runInContext(ctx)(
     hostCall,
     hostLog,
     hostDone,
@@ -433,11 +458,15 @@ function runScript(msg) {
   const p = prepared !== null ? prepared : prepare();
   prepared = null;
   p.ref.run = msg.run;
+  if (typeof msg.names === 'string') {
+    namesJson = msg.names;
+    names = new Set(JSON.parse(msg.names));
+  }
   current = {
     run: msg.run,
     settle: p.api.settle,
-    names: new Set(JSON.parse(msg.names)),
-    namesJson: msg.names,
+    names,
+    namesJson,
     logged: 0,
     logLimit: msg.logLimit,
     resultLimit: msg.resultLimit,
@@ -447,6 +476,7 @@ function runScript(msg) {
   const fail = (text) => {
     current = null;
     parentPort.postMessage({ t: 'done', run: msg.run, ok: false, kind: 'error', text, total: text.length });
+    prepareSoon();
   };
   let fn;
   try {
@@ -490,7 +520,5 @@ parentPort.on('message', (msg) => {
   }
 });
 parentPort.postMessage({ t: 'ready' });
-setImmediate(() => {
-  if (prepared === null && current === null) prepared = prepare();
-});
+prepareSoon();
 `;
