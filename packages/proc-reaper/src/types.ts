@@ -59,6 +59,11 @@ export interface TrackedProcess {
   startTime: number | undefined;
   /** Kill the whole tree of this process: same as `killTree(handle, opts)`. */
   kill(opts?: KillOptions): Promise<KillResult>;
+  /**
+   * `await using child = spawnTracked(...)`: kills the whole tree with the
+   * default options when the scope ends. Same as `kill()`, result dropped.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
