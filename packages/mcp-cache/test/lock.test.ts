@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@wave/testkit/vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { nodeCacheFs } from '../src/fs';
 import { acquireLock, backoffDelay, judgeLock, type LockOptions, parseLockInfo } from '../src/lock';
 import type { ToolCacheDebugCode } from '../src/types';
-import { fakeSleep, makeTempDir } from './helpers/tmp';
 
 describe('parseLockInfo', () => {
   const ok = { pid: 12, host: 'h', token: 't', createdAt: 5 };
@@ -92,15 +92,14 @@ describe('backoffDelay', () => {
 });
 
 describe('acquireLock (real files, fake sleep)', () => {
-  let tmp: ReturnType<typeof makeTempDir>;
+  let dir: string;
   let lockPath: string;
   let events: { code: ToolCacheDebugCode; message: string }[];
   beforeEach(() => {
-    tmp = makeTempDir();
-    lockPath = join(tmp.dir, 'cache.json.lock');
+    dir = tempDir('wave-mcp-cache-');
+    lockPath = join(dir, 'cache.json.lock');
     events = [];
   });
-  afterEach(() => tmp.cleanup());
 
   const options = (over: Partial<LockOptions> = {}): LockOptions => ({
     fs: nodeCacheFs(),
@@ -238,9 +237,7 @@ describe('acquireLock (real files, fake sleep)', () => {
   });
 
   it('rejects when the lock cannot be created for another reason (missing directory)', async () => {
-    await expect(
-      acquireLock(options({ lockPath: join(tmp.dir, 'missing', 'x.lock') })),
-    ).rejects.toMatchObject({
+    await expect(acquireLock(options({ lockPath: join(dir, 'missing', 'x.lock') }))).rejects.toMatchObject({
       code: 'ENOENT',
     });
   });
@@ -260,3 +257,16 @@ describe('acquireLock (real files, fake sleep)', () => {
     expect(events.map((e) => e.code)).toEqual(['lock-lost']);
   });
 });
+
+/** A sleep that records what was asked and only yields to pending I/O (tests never really sleep). */
+function fakeSleep(): { sleep(ms: number): Promise<void>; slept: number[]; total(): number } {
+  const slept: number[] = [];
+  return {
+    slept,
+    total: () => slept.reduce((a, b) => a + b, 0),
+    sleep: async (ms) => {
+      slept.push(ms);
+      await new Promise((done) => setImmediate(done));
+    },
+  };
+}
