@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@wave/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import {
   isLocallyDisabled,
   isServerTrusted,
@@ -14,14 +14,8 @@ import {
   trustServer,
 } from '../src/local-state';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
 async function home(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'wave-local-'));
-  dirs.push(d);
-  return d;
+  return tempDir('wave-local-');
 }
 
 const user = { name: 'gh', source: 'user' as const, fingerprint: 'f1' };

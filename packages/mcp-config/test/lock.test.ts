@@ -1,13 +1,12 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { addServer } from '../src/edit';
 import { nodeConfigFs } from '../src/fs';
 import { acquireConfigLock, ConfigLockTimeout, judgeConfigLock } from '../src/lock';
-import { useTempDirs } from './helpers';
 
-const tempDir = useTempDirs();
 const info = (createdAt: number, pid = 1) => ({ pid, host: 'h', token: 't', createdAt });
 const base = { mtimeMs: 0, staleMs: 30_000, host: 'h', isPidAlive: () => true };
 

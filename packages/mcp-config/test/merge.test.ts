@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { isToolAutoApproved } from '../src/connect';
 import { displayServer } from '../src/display';
-import {
-  type ConfigSource,
-  fingerprint,
-  isToolAutoApproved,
-  mergeSources,
-  type SourceLayer,
-} from '../src/index';
+import { fingerprint } from '../src/fingerprint';
+import { mergeSources } from '../src/merge';
+import type { ConfigSource, SourceLayer } from '../src/types';
 import { deepFreeze } from './helpers';
 
 const SOURCES: ConfigSource[] = ['constructor', 'project', 'user', 'plugin'];
