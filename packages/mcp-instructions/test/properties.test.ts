@@ -1,13 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  computeInstructionsDelta,
-  hashInstructions,
-  type InstructionsMessage,
-  latestInstructionMarkers,
-  type ServerInstructionsState,
-  truncateInstructions,
-} from '../src/index';
+import { computeInstructionsDelta } from '../src/delta';
+import { hashInstructions } from '../src/hash';
+import { latestInstructionMarkers } from '../src/markers';
+import { truncateInstructions } from '../src/render';
+import type { InstructionsMessage, ServerInstructionsState } from '../src/types';
 import { deepFreeze } from './helpers';
 
 const NAMES = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zh-服务', 'we"ird'];
