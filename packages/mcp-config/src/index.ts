@@ -63,4 +63,4 @@ export type {
   ShadowedDefinition,
   SourceLayer,
 } from './types';
-export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_LIFECYCLE, KNOWN_TRANSPORTS } from './validate';
+export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_LIFECYCLE, isKnownTransport, KNOWN_TRANSPORTS } from './validate';

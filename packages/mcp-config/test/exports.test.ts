@@ -14,6 +14,7 @@ describe('public API', () => {
       'createConfigEditor',
       'discoverPlugins',
       'displayServer',
+      'isKnownTransport',
       'isLocallyDisabled',
       'isMcpConfigError',
       'isServerTrusted',
@@ -43,6 +44,11 @@ describe('public API', () => {
   it('KNOWN_TRANSPORTS is frozen', () => {
     expect(api.KNOWN_TRANSPORTS).toEqual(['stdio', 'http', 'sse']);
     expect(Object.isFrozen(api.KNOWN_TRANSPORTS)).toBe(true);
+    expect(['stdio', 'http', 'sse', 'ws', 'HTTP'].filter(api.isKnownTransport)).toEqual([
+      'stdio',
+      'http',
+      'sse',
+    ]);
   });
 });
 
