@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import type { Clock as TestkitClock } from '@wave/testkit';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isMcpCacheError, McpCacheError } from '../src/errors';
 import * as api from '../src/index';
+import type { Clock } from '../src/types';
 
 describe('public API', () => {
   it('exports exactly these runtime names', () => {
@@ -25,5 +27,12 @@ describe('isMcpCacheError', () => {
     ['null', null],
   ])('rejects %s', (_label, value) => {
     expect(isMcpCacheError(value)).toBe(false);
+  });
+});
+
+describe('one clock shape', () => {
+  it("the shared Clock (proc-reaper's, testkit's) fits this package's Clock, whose timer is optional", () => {
+    expectTypeOf<TestkitClock>().toMatchTypeOf<Clock>();
+    expectTypeOf<Required<Clock>>().toEqualTypeOf<Omit<TestkitClock, 'clearTimeout'>>();
   });
 });

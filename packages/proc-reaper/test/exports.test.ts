@@ -1,8 +1,14 @@
-import { MARKER_ENV as TESTKIT_MARKER_ENV } from '@wave/testkit';
-import { describe, expect, it } from 'vitest';
+import {
+  type FakeClock,
+  fakeClock,
+  MARKER_ENV as TESTKIT_MARKER_ENV,
+  type Clock as TestkitClock,
+} from '@wave/testkit';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isProcReaperError, ProcReaperError } from '../src/errors';
 import * as api from '../src/index';
 import { MARKER_ENV } from '../src/marker';
+import type { Clock } from '../src/types';
 
 describe('public API', () => {
   it('exports exactly these runtime names', () => {
@@ -43,5 +49,14 @@ describe('isProcReaperError', () => {
     ['undefined', undefined],
   ])('rejects %s', (_label, value) => {
     expect(isProcReaperError(value)).toBe(false);
+  });
+});
+
+describe('one clock shape', () => {
+  it("testkit's Clock and FakeClock fit this package's Clock", () => {
+    expectTypeOf<TestkitClock>().toEqualTypeOf<Clock>();
+    expectTypeOf<FakeClock>().toMatchTypeOf<Clock>();
+    const clock: Clock = fakeClock();
+    expect(clock.now()).toBe(0);
   });
 });
