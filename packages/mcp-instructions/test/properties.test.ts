@@ -1,3 +1,4 @@
+import { deepFreeze } from '@wave/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeInstructionsDelta } from '../src/delta';
@@ -5,7 +6,6 @@ import { hashInstructions } from '../src/hash';
 import { latestInstructionMarkers } from '../src/markers';
 import { truncateInstructions } from '../src/render';
 import type { InstructionsMessage, ServerInstructionsState } from '../src/types';
-import { deepFreeze } from './helpers';
 
 const NAMES = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zh-服务', 'we"ird'];
 const BODIES = [

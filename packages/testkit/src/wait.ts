@@ -227,3 +227,16 @@ export function fakeClock(options: FakeClockOptions = {}): FakeClock {
     },
   };
 }
+
+/**
+ * Freezes a value and everything reachable from it (symbol keys too), so a
+ * test proves that a function does not mutate its input: any write throws in
+ * strict mode. Returns the value.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+  }
+  return value;
+}
