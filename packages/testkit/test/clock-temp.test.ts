@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../src/vitest';
 import { fakeClock, waitFor } from '../src/wait';
 
@@ -69,5 +69,24 @@ describe('tempDir', () => {
   it('removed it when the test finished', () => {
     expect(first).not.toBe('');
     expect(existsSync(first)).toBe(false);
+  });
+});
+
+describe('tempDir in beforeEach', () => {
+  let dir = '';
+  const seen: string[] = [];
+  beforeEach(() => {
+    dir = tempDir('wave-testkit-each-');
+    seen.push(dir);
+  });
+
+  it('is there during the test', () => {
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('the one of the previous test is gone', () => {
+    expect(seen).toHaveLength(2);
+    expect(existsSync(seen[0] as string)).toBe(false);
+    expect(existsSync(dir)).toBe(true);
   });
 });
