@@ -1,4 +1,9 @@
 import { waveTsupConfig } from '../../tsup.shared.ts';
 
 // fixturePath/realServer use import.meta.url; shim it in the CJS build.
-export default waveTsupConfig({ shims: true });
+// `./vitest` runs only inside vitest, which the test runner provides.
+export default waveTsupConfig({
+  entry: ['src/index.ts', 'src/vitest.ts'],
+  external: ['vitest'],
+  shims: true,
+});

@@ -35,7 +35,13 @@ export class AgentError extends Error {
   }
 }
 
-/** True for an {@link AgentError} (optionally of the given code). */
+/**
+ * True for an {@link AgentError} (optionally of the given code). Checks `name`
+ * and `code`, not `instanceof`, so an error from another installed copy of
+ * this package is recognised too.
+ */
 export function isAgentError(value: unknown, code?: AgentErrorCode): value is AgentError {
-  return value instanceof AgentError && (code === undefined || value.code === code);
+  if (!(value instanceof Error) || value.name !== 'AgentError') return false;
+  const actual = (value as { code?: unknown }).code;
+  return typeof actual === 'string' && (code === undefined || actual === code);
 }

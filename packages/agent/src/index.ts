@@ -1,5 +1,8 @@
 /**
- * @wave/agent: the MCP-first agent. Every export here is public API.
+ * Every export here is public API: the MCP-first agent, its host, model
+ * adapters and the types they take and return. Tool search is at
+ * `@wave/agent/search`, Exec at `@wave/agent/exec`, test doubles at
+ * `@wave/agent/testing`. Tests import modules directly.
  * @packageDocumentation
  */
 export {
@@ -16,22 +19,6 @@ export { AgentError, type AgentErrorCode, isAgentError } from './errors';
 // Tool exposure and output limits (flat names, schema sanitizing, output guard).
 export { fullToolName, parseFullToolName } from './exposure/flat';
 export { type SanitizeSchemaOptions, sanitizeSchema } from './exposure/schema';
-// --- Tool search (also at `@wave/agent/search`) ---
-export {
-  createToolSearchIndex,
-  type SearchableTool,
-  searchTools,
-  type ToolSearchIndex,
-  type ToolSearchOptions,
-} from './exposure/search';
-export type {
-  Exposure,
-  ExposureInput,
-  ExposurePlan,
-  LiveTool,
-  ToolOutcome,
-  ToolRoute,
-} from './exposure/types';
 export type { ApprovalAnswer, ApprovalRequest } from './funnel';
 export { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './guard/truncate';
 export { AgentHost, type AgentHostOptions, type HostAgentOptions, type PendingReclaim } from './host';

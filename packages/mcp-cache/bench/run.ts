@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createToolCache, type ToolSnapshotInput } from '../src/index';
+import { createToolCache } from '../src/cache';
+import type { ToolSnapshotInput } from '../src/types';
 
 const SERVERS = 32;
 const TOOLS = 64;

@@ -15,7 +15,7 @@ import {
   recordOf,
   serializeRecords,
 } from './core';
-import { ToolCacheError } from './errors';
+import { McpCacheError } from './errors';
 import { type CacheFs, nodeCacheFs } from './fs';
 import { resolveWaveHome } from './home';
 import { acquireLock, defaultIsPidAlive } from './lock';
@@ -120,8 +120,8 @@ export interface ToolCache {
    * entries past the TTL, and leaves every other workdir alone. Safe with
    * several processes writing at once (lock, re-read, merge, atomic rename).
    * Resolves once written or skipped; file problems are reported to
-   * `onDebug`, never rejected. Rejects only with a {@link ToolCacheError}
-   * (`WAVE_CACHE_INVALID_INPUT`) for malformed arguments.
+   * `onDebug`, never rejected. Rejects only with a {@link McpCacheError}
+   * (`INVALID_INPUT`) for malformed arguments.
    */
   write(workdir: string, entries: ToolSnapshotInput[], configuredNames: string[]): Promise<void>;
 }
@@ -162,8 +162,8 @@ function checkOption(
     value < 0 ||
     (!allowInfinity && !Number.isFinite(value))
   ) {
-    throw new ToolCacheError(
-      'WAVE_CACHE_INVALID_OPTION',
+    throw new McpCacheError(
+      'INVALID_OPTION',
       `createToolCache: option ${name} must be a number >= 0${allowInfinity ? ' (or Infinity)' : ''}, got ${String(value)}.`,
     );
   }
@@ -172,8 +172,8 @@ function checkOption(
 
 function checkWorkdir(method: string, workdir: unknown): string {
   if (typeof workdir !== 'string' || workdir.length === 0) {
-    throw new ToolCacheError(
-      'WAVE_CACHE_INVALID_INPUT',
+    throw new McpCacheError(
+      'INVALID_INPUT',
       `ToolCache.${method}: workdir must be a non-empty string, got ${typeof workdir === 'string' ? 'an empty string' : typeof workdir}.`,
     );
   }
@@ -182,8 +182,8 @@ function checkWorkdir(method: string, workdir: unknown): string {
 
 function checkString(method: string, name: string, value: unknown): string {
   if (typeof value !== 'string') {
-    throw new ToolCacheError(
-      'WAVE_CACHE_INVALID_INPUT',
+    throw new McpCacheError(
+      'INVALID_INPUT',
       `ToolCache.${method}: ${name} must be a string, got ${typeof value}.`,
     );
   }
@@ -452,21 +452,21 @@ export function createToolCache(opts: ToolCacheOptions = {}): ToolCache {
     async write(workdir, entries, configuredNames) {
       const wd = checkWorkdir('write', workdir);
       if (!Array.isArray(entries)) {
-        throw new ToolCacheError(
-          'WAVE_CACHE_INVALID_INPUT',
+        throw new McpCacheError(
+          'INVALID_INPUT',
           `ToolCache.write: entries must be an array, got ${typeof entries}.`,
         );
       }
       if (!Array.isArray(configuredNames) || configuredNames.some((n) => typeof n !== 'string')) {
-        throw new ToolCacheError(
-          'WAVE_CACHE_INVALID_INPUT',
+        throw new McpCacheError(
+          'INVALID_INPUT',
           'ToolCache.write: configuredNames must be an array of strings.',
         );
       }
       const normalized: NormalizedInput[] = entries.map((entry, i) => {
         const result = normalizeInput(entry);
         if (typeof result === 'string') {
-          throw new ToolCacheError('WAVE_CACHE_INVALID_INPUT', `ToolCache.write: entries[${i}] ${result}.`);
+          throw new McpCacheError('INVALID_INPUT', `ToolCache.write: entries[${i}] ${result}.`);
         }
         return result;
       });

@@ -10,9 +10,10 @@ function expandTilde(path: string): string {
 /**
  * The wave home, absolute: the `home` option (an empty string counts as
  * unset), else `$WAVE_HOME` (likewise), else `~/.wave`; a leading `~/` is the
- * user's home directory. The same rule as `resolveHome` of @wave/mcp-config,
- * so the cache sits beside `mcp.json`; kept local because this package
- * depends on no other @wave package. Touches no file.
+ * user's home directory. A copy of `resolveHome` of @wave/mcp-config (the
+ * owner of this rule), so the cache sits beside `mcp.json`; kept local because
+ * this package depends on no other @wave package at run time.
+ * `test/core.test.ts` asserts the two agree. Touches no file.
  */
 export function resolveWaveHome(home: string | undefined, env: Record<string, string | undefined>): string {
   const fromEnv = Object.hasOwn(env, 'WAVE_HOME') ? env.WAVE_HOME : undefined;

@@ -1,18 +1,7 @@
+/** Every export here is public API: the per-machine MCP tool-list snapshot cache. Tests import modules directly. */
 export { createToolCache, type ToolCache, type ToolCacheOptions } from './cache';
-export {
-  CACHE_FILE_NAME,
-  CACHE_FORMAT_VERSION,
-  DEFAULT_TTL_MS,
-  isExpired,
-  mergeSnapshots,
-  type ParsedCache,
-  parseCacheText,
-  serializeCache,
-  type WritePlan,
-} from './core';
-export { ToolCacheError, type ToolCacheErrorCode } from './errors';
-export { type CacheFileStat, type CacheFs, nodeCacheFs } from './fs';
-export { resolveWaveHome } from './home';
+export { isMcpCacheError, McpCacheError, type McpCacheErrorCode } from './errors';
+export type { CacheFileStat, CacheFs } from './fs';
 export type {
   CachedTool,
   Clock,

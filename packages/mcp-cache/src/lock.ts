@@ -13,6 +13,11 @@
  * held the lock longer than `staleMs` releasing at the very moment it is
  * broken) can at worst lose one update: the cache file itself is always
  * replaced by an atomic rename, so it is never torn.
+ *
+ * The lock record and the stale rule are those of @wave/mcp-config's config
+ * file lock, which owns them; this package depends on no other @wave package
+ * at run time, so it keeps this copy, and `test/lock.test.ts` asserts the two
+ * parse and judge records the same way.
  */
 import { randomUUID } from 'node:crypto';
 import type { CacheFs } from './fs';

@@ -37,7 +37,8 @@ export type ToolSnapshotInput = Omit<ToolSnapshot, 'workdir'>;
  * Time source and timer. Only `now()` is required; `setTimeout` (when given)
  * is used for the waits between lock attempts, so tests can run them on fake
  * time. `now()` must be wall-clock epoch milliseconds: it is compared with
- * `lastConnectedAt` (TTL) and with lock file ages.
+ * `lastConnectedAt` (TTL) and with lock file ages. The shared clock of the
+ * wave packages (@wave/proc-reaper's `Clock`) fits it; a test keeps them in agreement.
  */
 export interface Clock {
   now(): number;

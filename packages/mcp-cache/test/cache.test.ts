@@ -13,19 +13,14 @@ import {
 } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fakeClock } from '@wave/testkit';
+import { tempDir } from '@wave/testkit/vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createToolCache, type ToolCacheOptions } from '../src/cache';
 import { parseCacheFile } from '../src/core';
-import {
-  type CacheFs,
-  type Clock,
-  createToolCache,
-  nodeCacheFs,
-  type ToolCacheDebugEvent,
-  ToolCacheError,
-  type ToolCacheOptions,
-  type ToolSnapshotInput,
-} from '../src/index';
-import { makeTempDir } from './helpers/tmp';
+import { McpCacheError } from '../src/errors';
+import { type CacheFs, nodeCacheFs } from '../src/fs';
+import type { ToolCacheDebugEvent, ToolSnapshotInput } from '../src/types';
 
 const WD_A = '/projects/alpha';
 const WD_B = '/projects/beta';
@@ -46,35 +41,24 @@ const entry = (server: string, extra: Partial<ToolSnapshotInput> = {}): ToolSnap
   ...extra,
 });
 
-/** A clock whose timers advance its time and fire on the next turn: lock waits cost nothing. */
-function fakeClock(start = T0): Clock & { advance(ms: number): void } {
-  let t = start;
-  return {
-    now: () => t,
-    advance: (ms) => {
-      t += ms;
-    },
-    setTimeout: (fn, ms) => {
-      t += ms;
-      setImmediate(fn);
-    },
-  };
-}
-
-let tmp: ReturnType<typeof makeTempDir>;
+let dir: string;
 let home: string;
 let file: string;
 let events: ToolCacheDebugEvent[];
 beforeEach(() => {
-  tmp = makeTempDir();
-  home = join(tmp.dir, 'home');
+  dir = tempDir('wave-mcp-cache-');
+  home = join(dir, 'home');
   file = join(home, 'mcp-tools-cache.json');
   events = [];
 });
-afterEach(() => tmp.cleanup());
 
 const open = (over: ToolCacheOptions = {}) =>
-  createToolCache({ home, clock: fakeClock(), onDebug: (e) => events.push(e), ...over });
+  createToolCache({
+    home,
+    clock: fakeClock({ start: T0, auto: true }),
+    onDebug: (e) => events.push(e),
+    ...over,
+  });
 const onDisk = () =>
   JSON.parse(readFileSync(file, 'utf8')) as {
     version: number;
@@ -102,7 +86,7 @@ describe('createToolCache: location and options', () => {
     ['lockStaleMs string', { lockStaleMs: '5' as unknown as number }],
   ])('rejects a bad option: %s', (_label, options) => {
     expect(() => createToolCache({ home, ...options })).toThrowError(
-      expect.objectContaining({ code: 'WAVE_CACHE_INVALID_OPTION' }),
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
     );
   });
 
@@ -189,7 +173,7 @@ describe('get / list / write', () => {
   });
 
   it('TTL: old entries are hidden on read and dropped (in every workdir) on write', async () => {
-    const clock = fakeClock(T0);
+    const clock = fakeClock({ start: T0, auto: true });
     const cache = open({ clock, ttlMs: 1000 });
     await cache.write(WD_B, [entry('old')], ['old']);
     await cache.write(WD_A, [entry('fs')], ['fs']);
@@ -254,7 +238,7 @@ describe('get / list / write', () => {
   });
 });
 
-describe('programmer errors reject with ToolCacheError', () => {
+describe('programmer errors reject with McpCacheError', () => {
   const bad = (value: unknown) => value as never;
   it.each([
     ['get: workdir not a string', (c: ReturnType<typeof open>) => c.get(bad(1), 's', 'f'), /workdir/],
@@ -297,9 +281,9 @@ describe('programmer errors reject with ToolCacheError', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(ToolCacheError);
+    expect(error).toBeInstanceOf(McpCacheError);
     expect(error).toMatchObject({
-      code: 'WAVE_CACHE_INVALID_INPUT',
+      code: 'INVALID_INPUT',
       message: expect.stringMatching(message),
     });
     expect(existsSync(file)).toBe(false); // nothing half-done
@@ -441,8 +425,8 @@ describe('a broken cache file reads as empty, silently, and the next write repai
   });
 
   it('a parent that is a file: reads empty, the write is reported and skipped, nothing throws', async () => {
-    writeFileSync(join(tmp.dir, 'not-a-dir'), 'x');
-    const cache = open({ file: join(tmp.dir, 'not-a-dir', 'cache.json') });
+    writeFileSync(join(dir, 'not-a-dir'), 'x');
+    const cache = open({ file: join(dir, 'not-a-dir', 'cache.json') });
     expect(await cache.list(WD_A)).toEqual([]);
     expect(codes()).toEqual(['read-failed']);
     await expect(cache.write(WD_A, [entry('fs')], ['fs'])).resolves.toBeUndefined();
@@ -566,7 +550,7 @@ describe('locks a failed or skewed writer left behind do not block writes', () =
     mkdirSync(home, { recursive: true });
     writeFileSync(`${file}.lock`, '');
     utimesSync(`${file}.lock`, T0 / 1000, T0 / 1000);
-    const clock = fakeClock(T0);
+    const clock = fakeClock({ start: T0, auto: true });
     await open({ clock }).write(WD_A, [entry('fs')], ['fs']);
     expect(codes()).toEqual(['lock-broken']);
     expect(clock.now() - T0).toBeLessThan(2500);
@@ -590,7 +574,7 @@ describe('locks a failed or skewed writer left behind do not block writes', () =
       },
     };
     mkdirSync(home, { recursive: true });
-    const clock = fakeClock(T0);
+    const clock = fakeClock({ start: T0, auto: true });
     const cache = open({ clock, fs });
     await cache.write(WD_A, [entry('fs')], ['fs']);
     expect(codes()).toEqual(['write-failed']);

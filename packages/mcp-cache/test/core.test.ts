@@ -1,3 +1,4 @@
+import { resolveHome } from '@wave/mcp-config';
 import { describe, expect, it } from 'vitest';
 import {
   type CacheRecord,
@@ -351,6 +352,9 @@ describe('resolveWaveHome', () => {
             ? resolve(want.slice(4))
             : want;
     expect(resolveWaveHome(home, env)).toBe(expected);
+    // One rule for the wave home: @wave/mcp-config's resolveHome owns it; this package
+    // depends on no other @wave package at run time, so it keeps a copy that must agree.
+    expect(resolveHome({ home, env })).toBe(expected);
   });
 });
 

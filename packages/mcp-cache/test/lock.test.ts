@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@wave/testkit/vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { judgeConfigLock, parseConfigLock } from '../../mcp-config/src/lock';
 import { nodeCacheFs } from '../src/fs';
 import { acquireLock, backoffDelay, judgeLock, type LockOptions, parseLockInfo } from '../src/lock';
 import type { ToolCacheDebugCode } from '../src/types';
-import { fakeSleep, makeTempDir } from './helpers/tmp';
 
 describe('parseLockInfo', () => {
   const ok = { pid: 12, host: 'h', token: 't', createdAt: 5 };
@@ -92,15 +93,14 @@ describe('backoffDelay', () => {
 });
 
 describe('acquireLock (real files, fake sleep)', () => {
-  let tmp: ReturnType<typeof makeTempDir>;
+  let dir: string;
   let lockPath: string;
   let events: { code: ToolCacheDebugCode; message: string }[];
   beforeEach(() => {
-    tmp = makeTempDir();
-    lockPath = join(tmp.dir, 'cache.json.lock');
+    dir = tempDir('wave-mcp-cache-');
+    lockPath = join(dir, 'cache.json.lock');
     events = [];
   });
-  afterEach(() => tmp.cleanup());
 
   const options = (over: Partial<LockOptions> = {}): LockOptions => ({
     fs: nodeCacheFs(),
@@ -238,9 +238,7 @@ describe('acquireLock (real files, fake sleep)', () => {
   });
 
   it('rejects when the lock cannot be created for another reason (missing directory)', async () => {
-    await expect(
-      acquireLock(options({ lockPath: join(tmp.dir, 'missing', 'x.lock') })),
-    ).rejects.toMatchObject({
+    await expect(acquireLock(options({ lockPath: join(dir, 'missing', 'x.lock') }))).rejects.toMatchObject({
       code: 'ENOENT',
     });
   });
@@ -258,5 +256,53 @@ describe('acquireLock (real files, fake sleep)', () => {
     unlinkSync(lockPath);
     await expect(handle?.release()).resolves.toBeUndefined();
     expect(events.map((e) => e.code)).toEqual(['lock-lost']);
+  });
+});
+
+/** A sleep that records what was asked and only yields to pending I/O (tests never really sleep). */
+function fakeSleep(): { sleep(ms: number): Promise<void>; slept: number[]; total(): number } {
+  const slept: number[] = [];
+  return {
+    slept,
+    total: () => slept.reduce((a, b) => a + b, 0),
+    sleep: async (ms) => {
+      slept.push(ms);
+      await new Promise((done) => setImmediate(done));
+    },
+  };
+}
+
+describe("agreement with @wave/mcp-config's lock", () => {
+  // Both packages lock files under the wave home with the same record; this
+  // package may not depend on mcp-config at run time, so it keeps its own copy.
+  // Where the copies differ on purpose: a lock without a record (being written,
+  // or left by a full disk) is broken here after 2 s, there after `staleMs`.
+  const texts = [
+    JSON.stringify({ pid: 7, host: 'h', token: 't', createdAt: 5 }),
+    JSON.stringify({ pid: 7, host: 'h', token: 't' }),
+    JSON.stringify({ pid: 7.5, host: 'h', token: 't', createdAt: 5 }),
+    JSON.stringify({ pid: 7, host: 'h', token: 't', createdAt: 5, extra: true }),
+    '{"pid":7,"host":"h","token":"t","createdAt":1e999}',
+    '',
+    'null',
+    '4242',
+    '{"pid":7,',
+  ];
+  it.each(texts)('parses %j the same way', (text) => {
+    expect(parseLockInfo(text)).toEqual(parseConfigLock(text));
+  });
+
+  const record = (createdAt: number, host = 'h', pid = 7) => ({ pid, host, token: 't', createdAt });
+  it.each([
+    ['live owner, fresh', record(1000), true],
+    ['dead owner on this host', record(1000), false],
+    ['dead-looking owner on another host', record(1000, 'other'), false],
+    ['older than staleMs', record(-40_000), true],
+    ['exactly staleMs old', record(-29_000), true],
+    ['dated past staleMs in the future', record(100_000), true],
+    ['slightly in the future', record(5000), true],
+  ])('judges a record the same way: %s', (_label, info, alive) => {
+    const o = { info, mtimeMs: 0, now: 1000, staleMs: 30_000, host: 'h', isPidAlive: () => alive };
+    expect(judgeLock(o).stale).toBe(judgeConfigLock(o).stale);
   });
 });

@@ -6,16 +6,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  addServer,
-  addServerToText,
-  fingerprint,
-  loadMcpConfig,
-  mergeSources,
-  parseConfigText,
-  removeServer,
-  type SourceLayer,
-} from '../src/index';
+import { addServer, addServerToText, removeServer } from '../src/edit';
+import { fingerprint } from '../src/fingerprint';
+import { loadMcpConfig } from '../src/load';
+import { mergeSources } from '../src/merge';
+import { parseConfigText } from '../src/parse';
+import type { SourceLayer } from '../src/types';
 
 function servers(prefix: string, n: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import stableStringify from 'fast-json-stable-stringify';
 import { applyEdits, type Node } from 'jsonc-parser';
+import { writeFileAtomic } from './atomic-write';
 import { McpConfigError } from './errors';
 import { type ConfigFileStat, type ConfigFs, errnoCode, isPermissionCode, nodeConfigFs } from './fs';
 import { serverIdentity } from './identity';
@@ -413,7 +413,6 @@ async function replaceAtomically(
   before: Current,
   newMode: number,
 ): Promise<boolean> {
-  const dir = dirname(file);
   if (before) {
     // A read-only file stays read-only, even though a rename could replace it.
     try {
@@ -423,22 +422,18 @@ async function replaceAtomically(
     }
   }
   const mode = before ? before.stat.mode & 0o7777 : newMode;
-  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await fs.writeNewFile(temp, text, mode);
-    await fs.chmod(temp, mode);
-    if (before && process.getuid?.() === 0) {
-      await fs.chown(temp, before.stat.uid, before.stat.gid).catch(() => undefined);
-    }
-    if (!(await sameContent(fs, file, before?.text))) {
-      await fs.unlink(temp).catch(() => undefined);
-      return false;
-    }
-    await fs.rename(temp, file);
-    return true;
+    return await writeFileAtomic(fs, file, text, {
+      mode,
+      beforeRename: async (temp) => {
+        await fs.chmod(temp, mode);
+        if (before && process.getuid?.() === 0) {
+          await fs.chown(temp, before.stat.uid, before.stat.gid).catch(() => undefined);
+        }
+        return sameContent(fs, file, before?.text);
+      },
+    });
   } catch (err) {
-    // The name is ours (random, created exclusively): remove whatever is there, even a half-written file.
-    await fs.unlink(temp).catch(() => undefined);
     throw ioError(err, file, 'write');
   }
 }

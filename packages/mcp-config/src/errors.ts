@@ -15,6 +15,7 @@ import type { ConfigIssue } from './types';
  * - `TRANSPORT_UNKNOWN`: `type` is not stdio, http or sse (add, connect).
  * - `VARIABLE_UNRESOLVED`: a `${VAR}` without default is not set (connect).
  * - `SERVER_DISABLED`: the server is configured with `"disabled": true` (connect).
+ * - `INVALID_OPTIONS`: a function got options of the wrong shape (no `workdir`...): a bug in the caller.
  */
 export type McpConfigErrorCode =
   | 'CONFIG_NOT_FOUND'
@@ -28,7 +29,24 @@ export type McpConfigErrorCode =
   | 'SERVER_INVALID'
   | 'TRANSPORT_UNKNOWN'
   | 'VARIABLE_UNRESOLVED'
-  | 'SERVER_DISABLED';
+  | 'SERVER_DISABLED'
+  | 'INVALID_OPTIONS';
+
+const CODES: ReadonlySet<string> = new Set<McpConfigErrorCode>([
+  'CONFIG_NOT_FOUND',
+  'CONFIG_PERMISSION',
+  'CONFIG_MALFORMED',
+  'CONFIG_IO',
+  'CONFIG_CONFLICT',
+  'SERVER_NOT_FOUND',
+  'SERVER_EXISTS',
+  'NAME_CONFLICT',
+  'SERVER_INVALID',
+  'TRANSPORT_UNKNOWN',
+  'VARIABLE_UNRESOLVED',
+  'SERVER_DISABLED',
+  'INVALID_OPTIONS',
+]);
 
 /** Details attached to an {@link McpConfigError}. */
 export interface McpConfigErrorDetails {
@@ -59,7 +77,13 @@ export class McpConfigError extends Error {
   }
 }
 
-/** True when `err` is an {@link McpConfigError} (optionally with the given code). */
+/**
+ * True when `err` is an {@link McpConfigError} (optionally with the given
+ * code). Checks `name` and `code`, not `instanceof`, so an error from another
+ * installed copy of this package is recognised too.
+ */
 export function isMcpConfigError(err: unknown, code?: McpConfigErrorCode): err is McpConfigError {
-  return err instanceof McpConfigError && (code === undefined || err.code === code);
+  if (!(err instanceof Error) || err.name !== 'McpConfigError') return false;
+  const actual = (err as { code?: unknown }).code;
+  return typeof actual === 'string' && CODES.has(actual) && (code === undefined || actual === code);
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { McpConfigError } from './errors';
 import { type ConfigFs, errnoCode, isPermissionCode, nodeConfigFs } from './fs';
 import { MAX_CONFIG_FILE_BYTES } from './limits';
 import { mergeSources } from './merge';
@@ -107,10 +108,16 @@ export async function readConfigLayer(
  */
 export async function loadMcpConfig(options: LoadMcpConfigOptions): Promise<LoadMcpConfigResult> {
   if (typeof options?.workdir !== 'string' || options.workdir === '') {
-    throw new TypeError('loadMcpConfig: options.workdir must be a non-empty path');
+    throw new McpConfigError(
+      'INVALID_OPTIONS',
+      'loadMcpConfig: options.workdir must be a non-empty path, e.g. loadMcpConfig({ workdir: process.cwd() })',
+    );
   }
   if (options.plugins !== undefined && !Array.isArray(options.plugins)) {
-    throw new TypeError('loadMcpConfig: options.plugins must be an array');
+    throw new McpConfigError(
+      'INVALID_OPTIONS',
+      'loadMcpConfig: options.plugins must be an array (the `plugins` of discoverPlugins()), or left out',
+    );
   }
   const env = options.env ?? process.env;
   const fs = options.fs ?? nodeConfigFs;

@@ -1,6 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writeFileAtomic } from './atomic-write';
+import { McpConfigError } from './errors';
+import { nodeConfigFs } from './fs';
+import { acquireConfigLock, type ConfigLock, ConfigLockTimeout } from './lock';
 import type { ResolvedServer } from './types';
 
 /**
@@ -86,54 +89,32 @@ export async function readLocalState(home: string): Promise<LocalState> {
   }
 }
 
-/** The lock names a process id that does not exist on this machine. */
-function lockOwnerGone(text: string): boolean {
-  const pid = Number(text.trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0 || text.trim() === '') return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as { code?: string }).code === 'ESRCH';
-  }
-}
+/** How long a local-state write waits for the lock, and when a lock counts as abandoned. */
+const LOCK_MS = 10_000;
 
 async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      const h = await fsp.open(lock, 'wx', 0o600);
-      await h.writeFile(String(process.pid));
-      await h.close();
-      break;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'EEXIST') throw err;
-      try {
-        const st = await fsp.stat(lock);
-        const age = Date.now() - st.mtimeMs;
-        // A lock older than 10 s, or dated in the future, was left by a crash or a skewed clock;
-        // one whose writer (its pid, on this machine) is gone was left by a killed process.
-        if (age > 10_000 || age < -10_000 || lockOwnerGone(await fsp.readFile(lock, 'utf8')))
-          await fsp.rm(lock, { force: true });
-      } catch {
-        // gone already
-      }
-      if (Date.now() > deadline) {
-        throw Object.assign(
-          new Error(`Timed out waiting for the lock ${lock}; remove it if no wave process is running.`),
-          {
-            code: 'LOCK_TIMEOUT',
-          },
-        );
-      }
-      await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
+  let lock: ConfigLock;
+  try {
+    lock = await acquireConfigLock({
+      fs: nodeConfigFs,
+      lockPath: `${file}.lock`,
+      timeoutMs: LOCK_MS,
+      staleMs: LOCK_MS,
+    });
+  } catch (err) {
+    if (err instanceof ConfigLockTimeout) {
+      throw new McpConfigError(
+        'CONFIG_CONFLICT',
+        `Timed out waiting for the lock ${err.lockPath} (${err.reason}); remove it if no wave process is running.`,
+        { file, cause: err },
+      );
     }
+    throw err;
   }
   try {
     return await fn();
   } finally {
-    await fsp.rm(lock, { force: true });
+    await lock.release();
   }
 }
 
@@ -152,14 +133,7 @@ export async function updateLocalState(
     const state = await readLocalState(home);
     change(state);
     const next = normalizeLocalState(state);
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await fsp.writeFile(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-      await fsp.rename(tmp, file);
-    } catch (err) {
-      await fsp.rm(tmp, { force: true });
-      throw err;
-    }
+    await writeFileAtomic(nodeConfigFs, file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
     return next;
   });
 }

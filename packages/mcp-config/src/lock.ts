@@ -47,9 +47,22 @@ export function parseConfigLock(text: string): ConfigLockInfo | undefined {
   return undefined;
 }
 
+/**
+ * The pid of a lock that holds only a pid (how earlier versions locked the
+ * local state file); undefined for anything else. Pure.
+ */
+export function parseBarePidLock(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^[1-9][0-9]{0,9}$/.test(trimmed)) return undefined;
+  const pid = Number(trimmed);
+  return Number.isSafeInteger(pid) ? pid : undefined;
+}
+
 /** What {@link judgeConfigLock} looks at. */
 export interface ConfigLockObservation {
   info: ConfigLockInfo | undefined;
+  /** When `info` is missing: the pid of a bare-pid lock (see {@link parseBarePidLock}), taken to be of this host. */
+  barePid?: number | undefined;
   /** The lock file's modification time (used when `info` is missing). */
   mtimeMs: number;
   now: number;
@@ -64,6 +77,9 @@ export function judgeConfigLock(o: ConfigLockObservation): { stale: boolean; rea
   const age = o.now - since;
   if (o.info && o.info.host === o.host && !o.isPidAlive(o.info.pid)) {
     return { stale: true, reason: `its owner process ${o.info.pid} is no longer running` };
+  }
+  if (!o.info && o.barePid !== undefined && !o.isPidAlive(o.barePid)) {
+    return { stale: true, reason: `its owner process ${o.barePid} is no longer running` };
   }
   if (Math.abs(age) > o.staleMs) {
     return {
@@ -230,6 +246,7 @@ export async function acquireConfigLock(o: ConfigLockOptions): Promise<ConfigLoc
     } else {
       const verdict = judgeConfigLock({
         info: parseConfigLock(seen.text),
+        barePid: parseBarePidLock(seen.text),
         mtimeMs: seen.mtimeMs,
         now: now(),
         staleMs: o.staleMs,

@@ -26,7 +26,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
 /** Largest accepted timeout: the largest delay `setTimeout` honours (about 24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
-const KNOWN_TRANSPORTS: readonly string[] = ['stdio', 'http', 'sse'];
+/** The transports a server may declare (`type`); anything else is kept but cannot connect. */
+export const KNOWN_TRANSPORTS: readonly KnownTransport[] = Object.freeze(['stdio', 'http', 'sse'] as const);
 const LIFECYCLES: readonly string[] = ['lazy', 'eager', 'keep-alive'];
 const STDIO_FIELDS = ['command', 'args', 'env', 'cwd'] as const;
 const REMOTE_FIELDS = ['url', 'headers'] as const;
@@ -286,7 +287,7 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
         `${where}: "type" is ${typeName(t, true)}; write "stdio", "http" or "sse".`,
         'type',
       );
-    } else if (KNOWN_TRANSPORTS.includes(t)) {
+    } else if ((KNOWN_TRANSPORTS as readonly string[]).includes(t)) {
       explicitType = t;
       config.type = t;
     } else {
@@ -295,7 +296,9 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
       const lower = t.toLowerCase();
       const hint =
         ownHint(TYPE_HINTS, lower) ??
-        (KNOWN_TRANSPORTS.includes(lower) ? `write it in lower case, "${lower}"` : undefined);
+        ((KNOWN_TRANSPORTS as readonly string[]).includes(lower)
+          ? `write it in lower case, "${lower}"`
+          : undefined);
       add(
         'error',
         'TRANSPORT_UNKNOWN',
@@ -549,5 +552,5 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
 
 /** True when `transport` is stdio, http or sse. */
 export function isKnownTransport(transport: string): transport is KnownTransport {
-  return KNOWN_TRANSPORTS.includes(transport);
+  return (KNOWN_TRANSPORTS as readonly string[]).includes(transport);
 }

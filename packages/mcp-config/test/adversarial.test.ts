@@ -1,14 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { displayServer, maskArgs, maskUrl, maskValue } from '../src/display';
 import { expandVars, hasReferences, referencedVariables } from '../src/expand';
 import { loadMcpConfig } from '../src/load';
 import { mergeSources } from '../src/merge';
 import { adversarialFile, adversarialServers } from './adversarial-input';
-import { useTempDirs } from './helpers';
 
-const tempDir = useTempDirs();
 const MiB = 1024 * 1024;
 
 /** Generous bound for a loaded machine; the benchmark (`pnpm bench`) asserts the 100 ms figure. */

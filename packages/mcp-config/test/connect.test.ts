@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  assertConnectable,
-  isMcpConfigError,
-  isToolAutoApproved,
-  McpConfigError,
-  matchToolGlob,
-  mergeSources,
-  type ResolvedServer,
-} from '../src/index';
+import { assertConnectable, isToolAutoApproved, matchToolGlob } from '../src/connect';
+import { isMcpConfigError, McpConfigError } from '../src/errors';
+import { mergeSources } from '../src/merge';
+import type { ResolvedServer } from '../src/types';
 
 function resolved(entry: unknown, env: Record<string, string> = {}): ResolvedServer {
   return mergeSources([{ source: 'project', file: '/w/.mcp.json', servers: { s: entry } }], { env })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { maskArgs } from '../src/display';
-import { displayServer, maskSecrets, maskUrl, maskValue, mergeSources } from '../src/index';
+import { displayServer, maskArgs, maskSecrets, maskUrl, maskValue } from '../src/display';
+import { mergeSources } from '../src/merge';
 
 describe('maskValue', () => {
   it.each([

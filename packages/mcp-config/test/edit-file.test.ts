@@ -14,18 +14,13 @@ import {
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  addServer,
-  type ConfigFs,
-  loadMcpConfig,
-  McpConfigError,
-  nodeConfigFs,
-  removeServer,
-} from '../src/index';
-import { useTempDirs } from './helpers';
+import { addServer, removeServer } from '../src/edit';
+import { McpConfigError } from '../src/errors';
+import { type ConfigFs, nodeConfigFs } from '../src/fs';
+import { loadMcpConfig } from '../src/load';
 
-const tempDir = useTempDirs();
 const execFileAsync = promisify(execFile);
 
 async function failure(promise: Promise<unknown>): Promise<McpConfigError> {

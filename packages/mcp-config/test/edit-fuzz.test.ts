@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parse } from 'jsonc-parser';
 import { describe, expect, it } from 'vitest';
-import { addServerToText, removeServerFromText } from '../src/index';
+import { addServerToText, removeServerFromText } from '../src/edit';
 
 interface Entry {
   name: string;

@@ -1,6 +1,7 @@
 import { createScanner, parse } from 'jsonc-parser';
 import { describe, expect, it } from 'vitest';
-import { addServerToText, McpConfigError, removeServerFromText } from '../src/index';
+import { addServerToText, removeServerFromText } from '../src/edit';
+import { McpConfigError } from '../src/errors';
 
 /** Every comment in a JSONC text (jsonc-parser scanner: 12 line, 13 block). */
 function comments(text: string): string[] {

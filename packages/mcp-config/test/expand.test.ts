@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandVars, hasReferences, referencedVariables } from '../src/index';
+import { expandVars, hasReferences, referencedVariables } from '../src/expand';
 
 describe('expandVars', () => {
   it.each([

@@ -11,13 +11,11 @@ import {
 } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { addServer, removeServer } from '../src/edit';
 import { type ConfigFs, nodeConfigFs } from '../src/fs';
 import { loadMcpConfig } from '../src/load';
-import { useTempDirs } from './helpers';
-
-const tempDir = useTempDirs();
 
 async function loadProject(workdir: string) {
   const started = Date.now();

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fingerprint, mergeSources, type ResolvedServer, type ServerConfig } from '../src/index';
+import { fingerprint } from '../src/fingerprint';
+import { mergeSources } from '../src/merge';
+import type { ResolvedServer, ServerConfig } from '../src/types';
 
 const W = '/work/a';
 const base: ServerConfig = {

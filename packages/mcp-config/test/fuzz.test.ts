@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type LoadMcpConfigResult, loadMcpConfig, SERVER_NAME_PATTERN, serverIdentity } from '../src/index';
-import { useTempDirs } from './helpers';
-
-const tempDir = useTempDirs();
+import { serverIdentity } from '../src/identity';
+import { type LoadMcpConfigResult, loadMcpConfig } from '../src/load';
+import { SERVER_NAME_PATTERN } from '../src/validate';
 
 /** Valid servers of the sources around the fuzzed file; their names never come out of the generators below. */
 const CONSTRUCTOR = {

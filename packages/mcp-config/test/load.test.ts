@@ -1,10 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
-import { type ConfigFs, loadMcpConfig, nodeConfigFs } from '../src/index';
-import { useTempDirs } from './helpers';
-
-const tempDir = useTempDirs();
+import { type ConfigFs, nodeConfigFs } from '../src/fs';
+import { loadMcpConfig } from '../src/load';
 
 function setup() {
   const home = tempDir('mcp-home-');
@@ -251,7 +250,10 @@ describe('loadMcpConfig', () => {
   });
 
   it('rejects only on programmer error', async () => {
-    await expect(loadMcpConfig({} as { workdir: string })).rejects.toThrow(TypeError);
+    await expect(loadMcpConfig({} as { workdir: string })).rejects.toMatchObject({
+      name: 'McpConfigError',
+      code: 'INVALID_OPTIONS',
+    });
     await expect(loadMcpConfig({ workdir: '' })).rejects.toThrow(/workdir/);
     await expect(loadMcpConfig({ workdir: tempDir(), plugins: {} as [] })).rejects.toThrow(/plugins/);
   });

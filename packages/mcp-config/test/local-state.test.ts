@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@wave/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import {
   isLocallyDisabled,
   isServerTrusted,
@@ -14,14 +15,8 @@ import {
   trustServer,
 } from '../src/local-state';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
 async function home(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'wave-local-'));
-  dirs.push(d);
-  return d;
+  return tempDir('wave-local-');
 }
 
 const user = { name: 'gh', source: 'user' as const, fingerprint: 'f1' };
@@ -97,4 +92,18 @@ describe('local state', () => {
     const s = await readLocalState(h);
     expect(s.disabled).toHaveLength(30);
   }, 60_000);
+
+  it('breaks a lock left by a process that is gone, and leaves no lock or temp file behind', async () => {
+    const h = await home();
+    const dead = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    const deadPid = await new Promise<number>((resolve) => dead.on('exit', () => resolve(dead.pid ?? 0)));
+    const lock = `${localStatePath(h)}.lock`;
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: deadPid, host: hostname(), token: 'left-behind', createdAt: Date.now() }),
+    );
+    await setServerDisabled(h, user, true);
+    expect((await readLocalState(h)).disabled).toEqual([localServerKey(user)]);
+    expect(await readdir(h)).toEqual(['mcp-local-state.json']);
+  });
 });

@@ -1,13 +1,12 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { addServer } from '../src/edit';
 import { nodeConfigFs } from '../src/fs';
-import { acquireConfigLock, ConfigLockTimeout, judgeConfigLock } from '../src/lock';
-import { useTempDirs } from './helpers';
+import { acquireConfigLock, ConfigLockTimeout, judgeConfigLock, parseBarePidLock } from '../src/lock';
 
-const tempDir = useTempDirs();
 const info = (createdAt: number, pid = 1) => ({ pid, host: 'h', token: 't', createdAt });
 const base = { mtimeMs: 0, staleMs: 30_000, host: 'h', isPidAlive: () => true };
 
@@ -23,6 +22,25 @@ describe('judgeConfigLock (pure)', () => {
   it('a dead-looking pid on another host is not judged by pid', () => {
     const o = { ...base, info: { ...info(1000), host: 'other' }, now: 2000, isPidAlive: () => false };
     expect(judgeConfigLock(o).stale).toBe(false);
+  });
+  it('a bare-pid lock (earlier local-state writers): stale only when that pid is gone', () => {
+    const o = { ...base, info: undefined, mtimeMs: 1000, now: 2000, barePid: 4242 };
+    expect(judgeConfigLock(o).stale).toBe(false);
+    expect(judgeConfigLock({ ...o, isPidAlive: (pid: number) => pid !== 4242 })).toMatchObject({
+      stale: true,
+      reason: 'its owner process 4242 is no longer running',
+    });
+  });
+  it.each([
+    ['4242', 4242],
+    [' 17\n', 17],
+    ['', undefined],
+    ['0', undefined],
+    ['-5', undefined],
+    ['12abc', undefined],
+    ['{"pid":1}', undefined],
+  ])('parseBarePidLock(%j) = %j', (text, pid) => {
+    expect(parseBarePidLock(text)).toBe(pid);
   });
   it('older than staleMs: stale', () => {
     expect(judgeConfigLock({ ...base, info: info(0), now: 30_001 }).stale).toBe(true);

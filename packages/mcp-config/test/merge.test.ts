@@ -1,13 +1,10 @@
+import { deepFreeze } from '@wave/testkit';
 import { describe, expect, it } from 'vitest';
+import { isToolAutoApproved } from '../src/connect';
 import { displayServer } from '../src/display';
-import {
-  type ConfigSource,
-  fingerprint,
-  isToolAutoApproved,
-  mergeSources,
-  type SourceLayer,
-} from '../src/index';
-import { deepFreeze } from './helpers';
+import { fingerprint } from '../src/fingerprint';
+import { mergeSources } from '../src/merge';
+import type { ConfigSource, SourceLayer } from '../src/types';
 
 const SOURCES: ConfigSource[] = ['constructor', 'project', 'user', 'plugin'];
 const WORKDIR = '/work/proj';

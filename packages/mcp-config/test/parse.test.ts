@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectFormatting, parseConfigText } from '../src/index';
+import { detectFormatting, parseConfigText } from '../src/parse';
 
 const F = '/w/.mcp.json';
 

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectConfigPath, resolveHome, userConfigPath } from '../src/index';
+import { projectConfigPath, resolveHome, userConfigPath } from '../src/paths';
 
 describe('resolveHome', () => {
   it.each([

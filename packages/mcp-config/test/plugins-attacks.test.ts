@@ -1,21 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@wave/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import { loadMcpConfig } from '../src/load';
 import { localStatePath, readLocalState, setServerDisabled } from '../src/local-state';
 import { discoverPlugins } from '../src/plugins';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-
 async function home(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'wave-plugin-attacks-'));
-  dirs.push(d);
-  return d;
+  return tempDir('wave-plugin-attacks-');
 }
 
 async function put(file: string, text: string | Buffer): Promise<void> {

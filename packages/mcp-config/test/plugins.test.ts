@@ -1,19 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@wave/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import { loadMcpConfig } from '../src/load';
 import { discoverPlugins } from '../src/plugins';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-
 async function home(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'wave-plugins-'));
-  dirs.push(d);
-  return d;
+  return tempDir('wave-plugins-');
 }
 
 async function put(file: string, text: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMEOUT_MS, validateServer } from '../src/index';
 import { parseConfigText } from '../src/parse';
+import { MAX_TIMEOUT_MS, validateServer } from '../src/validate';
 
 const ctx = { source: 'project' as const, file: '/w/.mcp.json' };
 type Expect = [code: string, severity: 'error' | 'warning', field?: string][];

@@ -33,3 +33,17 @@ export function resolveMaxChars(maxChars: unknown): number {
       `Pass a number such as 2048 (the default), or leave it out.`,
   );
 }
+
+/**
+ * True when `err` is an {@link McpInstructionsError} (optionally with the
+ * given code). Checks `name` and `code`, not `instanceof`, so an error from
+ * another installed copy of this package is recognised too.
+ */
+export function isMcpInstructionsError(
+  err: unknown,
+  code?: McpInstructionsErrorCode,
+): err is McpInstructionsError {
+  if (!(err instanceof Error) || err.name !== 'McpInstructionsError') return false;
+  const actual = (err as { code?: unknown }).code;
+  return actual === 'INVALID_MAX_CHARS' && (code === undefined || actual === code);
+}

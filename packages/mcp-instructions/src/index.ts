@@ -1,21 +1,12 @@
-export { computeInstructionsDelta, planInstructionsDelta } from './delta';
-export type { McpInstructionsErrorCode } from './errors';
-export { DEFAULT_MAX_CHARS, McpInstructionsError } from './errors';
-export { HASH_PREFIX, hashInstructions } from './hash';
-export { findInstructionMarkers, latestInstructionMarkers, readInstructionMarker } from './markers';
-export type { RenderAnnouncement, RenderInput, RenderRetirement, TruncatedText } from './render';
-export { renderInstructionsMessage, truncateInstructions } from './render';
+/** Every export here is public API: which server instructions to announce or retire this turn. Tests import modules directly. */
+export { computeInstructionsDelta } from './delta';
+export { isMcpInstructionsError, McpInstructionsError, type McpInstructionsErrorCode } from './errors';
+export { readInstructionMarker } from './markers';
 export type {
-  FoundInstructionMarker,
   HistoryMessage,
   InstructionsAnnouncement,
   InstructionsMarker,
   InstructionsMessage,
   InstructionsOptions,
-  InstructionsPlan,
-  LatestInstructionMarker,
-  PlannedAnnouncement,
-  PlannedRetirement,
-  RetirementReason,
   ServerInstructionsState,
 } from './types';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hashInstructions } from '../src/index';
+import { hashInstructions } from '../src/hash';
 
 /**
  * A table row: history + servers -> expected delta. Strings anywhere in a

@@ -1,7 +1,8 @@
+import { deepFreeze } from '@wave/testkit';
 import { describe, expect, it } from 'vitest';
-import { computeInstructionsDelta, type ServerInstructionsState } from '../src/index';
+import { computeInstructionsDelta } from '../src/delta';
+import type { ServerInstructionsState } from '../src/types';
 import { loadFixtures } from './fixture-loader';
-import { deepFreeze } from './helpers';
 
 const fixtures = loadFixtures();
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HASH_PREFIX, hashInstructions } from '../src/index';
+import { HASH_PREFIX, hashInstructions } from '../src/hash';
 
 /** Independent reference: BigInt FNV-1a 64 over TextEncoder's UTF-8 bytes. */
 function referenceFnv1a64(text: string): string {

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  computeInstructionsDelta,
-  findInstructionMarkers,
-  latestInstructionMarkers,
-  readInstructionMarker,
-} from '../src/index';
+import { computeInstructionsDelta } from '../src/delta';
+import { findInstructionMarkers, latestInstructionMarkers, readInstructionMarker } from '../src/markers';
 
 const weather = { name: 'weather', available: true, permitted: true, instructions: 'Rate limit 10/min.' };
 

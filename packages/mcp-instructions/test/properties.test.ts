@@ -1,14 +1,11 @@
+import { deepFreeze } from '@wave/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  computeInstructionsDelta,
-  hashInstructions,
-  type InstructionsMessage,
-  latestInstructionMarkers,
-  type ServerInstructionsState,
-  truncateInstructions,
-} from '../src/index';
-import { deepFreeze } from './helpers';
+import { computeInstructionsDelta } from '../src/delta';
+import { hashInstructions } from '../src/hash';
+import { latestInstructionMarkers } from '../src/markers';
+import { truncateInstructions } from '../src/render';
+import type { InstructionsMessage, ServerInstructionsState } from '../src/types';
 
 const NAMES = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zh-服务', 'we"ird'];
 const BODIES = [

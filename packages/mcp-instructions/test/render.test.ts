@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  computeInstructionsDelta,
-  DEFAULT_MAX_CHARS,
-  hashInstructions,
-  McpInstructionsError,
-  renderInstructionsMessage,
-  truncateInstructions,
-} from '../src/index';
+import { computeInstructionsDelta } from '../src/delta';
+import { DEFAULT_MAX_CHARS, McpInstructionsError } from '../src/errors';
+import { hashInstructions } from '../src/hash';
+import { renderInstructionsMessage, truncateInstructions } from '../src/render';
 
 describe('truncateInstructions', () => {
   it.each([

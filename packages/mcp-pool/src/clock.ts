@@ -1,15 +1,11 @@
+import type { Clock as ReaperClock } from '@wave/proc-reaper';
+
 /**
  * Time source and timers, injected everywhere a timer is used so tests can
- * drive time by hand (fake timers, no sleeping).
+ * drive time by hand (fake timers, no sleeping). The shape is
+ * @wave/proc-reaper's `Clock`; here `now()` is milliseconds since the epoch.
  */
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Schedule `fn` after `ms` milliseconds; returns a handle for {@link Clock.clearTimeout}. */
-  setTimeout(fn: () => void, ms: number): unknown;
-  /** Cancel a timer; unknown or already-fired handles are ignored. */
-  clearTimeout(handle: unknown): void;
-}
+export type Clock = ReaperClock;
 
 /**
  * The real clock. Timers are `unref`'d: a pool's idle and retry timers never

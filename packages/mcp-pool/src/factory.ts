@@ -1,4 +1,4 @@
-import { assertConnectable, isMcpConfigError, type ResolvedServer } from '@wave/mcp-config';
+import { assertConnectable, isKnownTransport, isMcpConfigError, type ResolvedServer } from '@wave/mcp-config';
 import { McpPoolError } from './errors';
 import { httpHandle } from './http-transport';
 import { inheritedEnvironment, resolveStdioCommand } from './stdio-command';
@@ -21,8 +21,8 @@ export function stdioEnvironment(
   return inheritedEnvironment(platform, hostEnv, server.config.env ?? {});
 }
 
-/** The known transports. Anything else fails at connect time with `TRANSPORT_UNKNOWN`. */
-export const KNOWN_TRANSPORTS: readonly string[] = Object.freeze(['stdio', 'http', 'sse']);
+/** The known transports (owned by @wave/mcp-config). Anything else fails at connect time with `TRANSPORT_UNKNOWN`. */
+export { KNOWN_TRANSPORTS } from '@wave/mcp-config';
 
 /**
  * Check that a server can be dialed: `@wave/mcp-config`'s `assertConnectable`
@@ -45,7 +45,7 @@ export function assertDialable(server: ResolvedServer): void {
     );
   }
   const t = server.transport;
-  if (!KNOWN_TRANSPORTS.includes(t)) {
+  if (!isKnownTransport(t)) {
     throw new McpPoolError(
       'TRANSPORT_UNKNOWN',
       `MCP server "${server.name}": unknown transport type "${t}"${where(server)}. Use "stdio" (with "command"), "http" or "sse" (with "url"). There is no automatic fallback between http and sse.`,

@@ -15,7 +15,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import treeKill from 'tree-kill';
-import { createLinuxAdapter, createReaper, killTree, spawnTracked, type TrackedProcess } from '../src/index';
+import { createLinuxAdapter } from '../src/adapters/linux';
+import { killTree } from '../src/api';
+import { createReaper } from '../src/engine';
+import { spawnTracked } from '../src/spawn';
+import type { TrackedProcess } from '../src/types';
 
 if (process.platform !== 'linux') {
   console.log('proc-reaper bench: Linux only (it starts real process trees); skipped.');

@@ -18,7 +18,7 @@ import type { KillOptions, KillResult, TrackedProcess } from './types';
  * can: the handle carries the marker and start time, so the tree is found
  * even after the root exited, and a recycled pid is never signalled.
  *
- * @throws {ReaperError} `INVALID_PID` (not a positive integer) or
+ * @throws {ProcReaperError} `INVALID_PID` (not a positive integer) or
  * `SELF_TARGET` (the calling process or an ancestor of it).
  */
 export function killTree(target: number | TrackedProcess, opts?: KillOptions): Promise<KillResult> {

@@ -7,7 +7,7 @@
  */
 import { defaultAdapter } from './adapters/index';
 import { realClock, sleep } from './clock';
-import { ReaperError } from './errors';
+import { ProcReaperError } from './errors';
 import {
   aliveMembers,
   type Exclusions,
@@ -97,7 +97,7 @@ interface RunConfig {
 
 function assertPid(pid: number): void {
   if (!Number.isInteger(pid) || pid <= 0) {
-    throw new ReaperError(
+    throw new ProcReaperError(
       'INVALID_PID',
       `proc-reaper: ${String(pid)} is not a process id; pass the positive integer pid of the tree's root.`,
     );
@@ -167,7 +167,7 @@ class Run {
         : !this.target.trustPid;
     if (this.ex.pids.has(this.target.pid) && !recycled) {
       if (!(opts.allowSelfRoot && this.target.pid === selfPid)) {
-        throw new ReaperError(
+        throw new ProcReaperError(
           'SELF_TARGET',
           `proc-reaper: refusing to reap pid ${this.target.pid}: it is this process, one of its ancestors, or pid 0/1.`,
         );

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createReaper } from './engine';
-import { ReaperError } from './errors';
+import { ProcReaperError } from './errors';
 import { isGone, type ProcessTable, toTable } from './tree';
 import type { KillOptions, KillResult, Ledger, LedgerOptions, TrackedProcess } from './types';
 
@@ -122,7 +122,7 @@ export function createLedger(opts: LedgerOptions): Ledger {
       await writeFile(tmp, `${JSON.stringify(content, null, 2)}\n`);
       await rename(tmp, file);
     } catch (err) {
-      throw new ReaperError(
+      throw new ProcReaperError(
         'LEDGER_IO',
         `proc-reaper: could not write the ledger file ${file}: ${(err as Error).message}. Check that the folder exists and is writable.`,
         { cause: err },

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createReaper } from './engine';
-import { ReaperError } from './errors';
+import { ProcReaperError } from './errors';
 import { createMarker, MARKER_ENV, resolveMarkerNamespace } from './marker';
 import type { SpawnOptions, TrackedProcess } from './types';
 
@@ -22,7 +22,7 @@ import type { SpawnOptions, TrackedProcess } from './types';
  * The start time is read at once on Linux (one small file), so a recycled
  * pid is recognised later.
  *
- * @throws {ReaperError} `SPAWN_FAILED` when no process was created (not
+ * @throws {ProcReaperError} `SPAWN_FAILED` when no process was created (not
  * found, not executable, missing `cwd`, arguments `spawn` rejects); the
  * message names the command (and `cwd`), `cause` holds Node's error when
  * there was one at once. Nothing is left behind.
@@ -38,7 +38,7 @@ export function spawnTracked(
   const isWindows = process.platform === 'win32';
   const cwdHint = rest.cwd === undefined ? '' : `, and that the working directory ${String(rest.cwd)} exists`;
   const failed = (reason: string, cause?: unknown) =>
-    new ReaperError(
+    new ProcReaperError(
       'SPAWN_FAILED',
       `proc-reaper: could not start "${command}": ${reason}. Check that the command exists, is on PATH and is executable${cwdHint}.`,
       cause === undefined ? undefined : { cause },
@@ -75,6 +75,9 @@ export function spawnTracked(
     pgid: isWindows ? undefined : pid,
     startTime,
     kill: (opts) => reaper.killTree(handle, opts),
+    [Symbol.asyncDispose]: async () => {
+      await reaper.killTree(handle);
+    },
   };
   return handle;
 }

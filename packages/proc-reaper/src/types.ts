@@ -59,6 +59,11 @@ export interface TrackedProcess {
   startTime: number | undefined;
   /** Kill the whole tree of this process: same as `killTree(handle, opts)`. */
   kill(opts?: KillOptions): Promise<KillResult>;
+  /**
+   * `await using child = spawnTracked(...)`: kills the whole tree with the
+   * default options when the scope ends. Same as `kill()`, result dropped.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -152,10 +157,20 @@ export interface ListHint {
   reread: ReadonlySet<number>;
 }
 
-/** Time source and timers, injected so that unit tests never sleep. */
+/**
+ * Time source and timers, injected so that unit tests never sleep. The one
+ * clock shape of the wave packages (@wave/mcp-pool uses this type; testkit's
+ * fake clock and @wave/mcp-cache's optional-timer clock are tested to agree).
+ */
 export interface Clock {
+  /**
+   * Milliseconds. The reaper only measures differences (its default is the
+   * monotonic `performance.now()`); other users say which origin they need.
+   */
   now(): number;
+  /** Schedule `fn` after `ms` milliseconds; returns a handle for `clearTimeout`. */
   setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancel a timer; unknown or already-fired handles are ignored. */
   clearTimeout(handle: unknown): void;
 }
 

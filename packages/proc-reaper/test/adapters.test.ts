@@ -3,26 +3,19 @@
  * against an injected command runner and kill function over a simulated
  * process table, through the whole kill algorithm.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type CommandRunner,
-  createDarwinAdapter,
-  createLinuxAdapter,
-  createReaper,
-  createWin32Adapter,
-  defaultAdapter,
-  POWERSHELL_ARGS,
-  PS_ARGS,
-} from '../src/index';
+import { tempDir as makeTempDir } from '@wave/testkit/vitest';
+import { describe, expect, it } from 'vitest';
+import { createDarwinAdapter } from '../src/adapters/darwin';
+import { defaultAdapter } from '../src/adapters/index';
+import { createLinuxAdapter } from '../src/adapters/linux';
+import { createWin32Adapter, POWERSHELL_ARGS } from '../src/adapters/win32';
+import { createReaper } from '../src/engine';
+import { PS_ARGS } from '../src/parse';
+import type { CommandRunner } from '../src/types';
 import { FakeOS } from './fake-os';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 describe('defaultAdapter', () => {
   it.each([
@@ -37,8 +30,7 @@ describe('defaultAdapter', () => {
 
 describe('Linux adapter over a fake /proc', () => {
   function fakeProc(): string {
-    const root = mkdtempSync(join(tmpdir(), 'proc-reaper-fakeproc-'));
-    dirs.push(root);
+    const root = makeTempDir('proc-reaper-fakeproc-');
     const put = (pid: number, statLine: string, environ?: string) => {
       mkdirSync(join(root, String(pid)));
       writeFileSync(join(root, String(pid), 'stat'), `${statLine}\n`);

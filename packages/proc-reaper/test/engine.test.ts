@@ -3,7 +3,9 @@
  * clock: every step of the issue's algorithm, deterministic, no sleeping.
  */
 import { describe, expect, it } from 'vitest';
-import { createReaper, type PlatformAdapter, ReaperError } from '../src/index';
+import { createReaper } from '../src/engine';
+import { ProcReaperError } from '../src/errors';
+import type { PlatformAdapter } from '../src/types';
 import { FakeOS } from './fake-os';
 
 const SELF = 50;
@@ -177,7 +179,7 @@ describe('killTree algorithm (fake process table)', () => {
 
   it.each([[0], [-3], [Number.NaN], [2.5]])('rejects %s as a pid with INVALID_PID', async (pid) => {
     const os = world();
-    await expect(reaperFor(os).killTree(pid)).rejects.toBeInstanceOf(ReaperError);
+    await expect(reaperFor(os).killTree(pid)).rejects.toBeInstanceOf(ProcReaperError);
   });
 
   it('a process that cannot be signalled (EPERM) is reported as a survivor, not thrown', async () => {

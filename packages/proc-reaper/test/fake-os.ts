@@ -3,7 +3,7 @@
  * macOS/Windows adapters: processes with parent, group, session, start time,
  * state and marker; signals with their POSIX effects; an instant clock.
  */
-import type { Clock, PlatformAdapter, ProcessInfo } from '../src/index';
+import type { Clock, PlatformAdapter, ProcessInfo } from '../src/types';
 
 export interface FakeProc {
   pid: number;

@@ -61,16 +61,6 @@ export function groupOrSessionMembers(id: number): number[] {
   return out;
 }
 
-/** Poll `pred` every 10 ms until it is true; false after `timeoutMs`. */
-export async function waitFor(pred: () => boolean, timeoutMs = 30_000): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (pred()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return pred();
-}
-
 /** First stdout line starting with `prefix` (rest of the line), bounded. */
 export function readLine(child: ChildProcess, prefix: string, timeoutMs = 30_000): Promise<string> {
   const stdout = child.stdout;

@@ -3,25 +3,17 @@
  * recorded pid recycled into the sweeper (or its parent) is skipped, the
  * other entries are reaped, and the dead host's file is never left claimed.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir as makeTempDir } from '@wave/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import { createReaper } from '../src/engine';
 import { createLedger, type LedgerFile } from '../src/ledger';
 import { FakeOS } from './fake-os';
 
 const SELF = 50;
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'proc-reaper-sweep-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = (): string => makeTempDir('proc-reaper-sweep-');
 
 /** pid 1, the sweeper's parent shell (40) and the sweeper (50). */
 function world(): FakeOS {

@@ -1,37 +1,28 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 /**
  * The ledger: its file format and concurrency (unit), and the two real
  * scenarios of the issue: a recycled pid is never signalled, and a host
  * killed with SIGKILL leaves a tree that the next process sweeps.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { waitFor } from '@wave/testkit';
+import { tempDir as makeTempDir } from '@wave/testkit/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createLedger,
-  createReaper,
-  isHostAlive,
-  type LedgerFile,
-  parseLedgerFile,
-  spawnTracked,
-  toTable,
-} from '../src/index';
-import { createCleanup, fixture, markerCarriers, readLine, running, waitFor } from './helpers';
+import { createReaper } from '../src/engine';
+import { createLedger, isHostAlive, type LedgerFile, parseLedgerFile } from '../src/ledger';
+import { spawnTracked } from '../src/spawn';
+import { toTable } from '../src/tree';
+import { createCleanup, fixture, markerCarriers, readLine, running } from './helpers';
 
 const cleanup = createCleanup();
-const dirs: string[] = [];
 afterEach(() => {
   cleanup.run();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'proc-reaper-ledger-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = (): string => makeTempDir('proc-reaper-ledger-');
 
 /** The pid of a process that has exited (free, not yet reused). */
 async function deadPid(): Promise<number> {

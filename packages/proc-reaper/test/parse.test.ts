@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCimOutput, parseEnvironMarker, parseProcStat, parsePsOutput } from '../src/index';
+import { parseCimOutput, parseEnvironMarker, parseProcStat, parsePsOutput } from '../src/parse';
 
 const stat = (comm: string, rest = 'S 10 20 30 0 -1 4194304 100 0 0 0 0 0 0 0 20 0 1 0 34621 3133440 411') =>
   `123 (${comm}) ${rest}`;

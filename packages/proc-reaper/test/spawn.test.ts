@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { waitFor } from '@wave/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MARKER_ENV, ReaperError, resolveMarkerNamespace, spawnTracked } from '../src/index';
-import { createCleanup, readLine, running, waitFor } from './helpers';
+import { ProcReaperError } from '../src/errors';
+import { MARKER_ENV, resolveMarkerNamespace } from '../src/marker';
+import { spawnTracked } from '../src/spawn';
+import { createCleanup, readLine, running } from './helpers';
 
 const cleanup = createCleanup();
 afterEach(() => {
@@ -42,6 +45,18 @@ describe.runIf(process.platform === 'linux')('spawnTracked (Linux)', () => {
     expect(running(p.pid)).toBe(false);
   });
 
+  it('Symbol.asyncDispose kills the whole tree (what `await using` calls)', async () => {
+    const p = spawnTracked('sh', ['-c', 'sleep 1000 & echo "KID $!"; wait']);
+    cleanup.pid(p.pid);
+    const kid = Number(await readLine(p.child, 'KID '));
+    cleanup.pid(kid);
+    expect(running(kid)).toBe(true);
+    await p[Symbol.asyncDispose]();
+    expect(running(p.pid)).toBe(false);
+    expect(running(kid)).toBe(false);
+    await p[Symbol.asyncDispose](); // a second dispose is harmless
+  });
+
   it('keeps the caller environment and takes the namespace from WAVE_REAPER_NAMESPACE', async () => {
     const saved = process.env.WAVE_REAPER_NAMESPACE;
     process.env.WAVE_REAPER_NAMESPACE = 'from-env';
@@ -71,11 +86,11 @@ describe.runIf(process.platform === 'linux')('spawnTracked (Linux)', () => {
     } catch (err) {
       caught = err;
     }
-    expect(caught).toBeInstanceOf(ReaperError);
-    expect((caught as ReaperError).code).toBe('SPAWN_FAILED');
+    expect(caught).toBeInstanceOf(ProcReaperError);
+    expect((caught as ProcReaperError).code).toBe('SPAWN_FAILED');
     expect((caught as Error).message).toContain('/definitely/not/a/command-xyz');
     // The 'error' event fires on a later tick; an unhandled one would fail the run.
-    await waitFor(() => false, 50);
+    await new Promise((resolve) => setImmediate(resolve)); // the swallowed 'error' event fires on the next tick
   });
 
   it('arguments spawn() rejects synchronously also become SPAWN_FAILED, with the cause kept', () => {
@@ -87,7 +102,7 @@ describe.runIf(process.platform === 'linux')('spawnTracked (Linux)', () => {
       }
       return undefined;
     })();
-    expect(err).toBeInstanceOf(ReaperError);
+    expect(err).toBeInstanceOf(ProcReaperError);
     expect(err).toMatchObject({ code: 'SPAWN_FAILED' });
     expect((err as Error).cause).toBeInstanceOf(Error);
   });
@@ -102,15 +117,15 @@ describe.runIf(process.platform === 'linux')('spawnTracked (Linux)', () => {
     }
     expect(caught).toMatchObject({ code: 'SPAWN_FAILED' });
     expect((caught as Error).message).toContain(cwd);
-    await waitFor(() => false, 50);
+    await new Promise((resolve) => setImmediate(resolve)); // the swallowed 'error' event fires on the next tick
   });
 
   it('a failed spawn leaves no handle behind (no pipe, no process handle)', async () => {
     const count = () =>
       process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap' || r === 'ProcessWrap').length;
     const before = count();
-    expect(() => spawnTracked('/definitely/not/a/command-xyz')).toThrow(ReaperError);
+    expect(() => spawnTracked('/definitely/not/a/command-xyz')).toThrow(ProcReaperError);
     expect(count()).toBeGreaterThan(before); // the pipes and the process handle exist for a moment...
-    expect(await waitFor(() => count() <= before, 30_000)).toBe(true); // ...and are closed
+    await waitFor(() => count() <= before, { timeoutMs: 30_000 }); // ...and are closed
   });
 });

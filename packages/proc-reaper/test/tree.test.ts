@@ -4,12 +4,11 @@ import {
   exclusionsFor,
   extendTree,
   markerCandidates,
-  type ProcessInfo,
   planSignals,
-  type ReapTarget,
   seedTree,
   toTable,
-} from '../src/index';
+} from '../src/tree';
+import type { ProcessInfo, ReapTarget } from '../src/types';
 
 // pid, ppid, pgid, sid, startTime, state
 type Row = [number, number, number, number, number, string?];

@@ -1,5 +1,8 @@
 /**
- * @wave/testkit: fixture MCP servers and helpers shared by every test suite.
+ * Every export here is public API (of this private package): fixture MCP
+ * servers and the helpers every test suite shares. Helpers that register
+ * vitest hooks are at `@wave/testkit/vitest`. The leak check and home guard
+ * are wired by path as vitest global setups, not exported.
  * @packageDocumentation
  */
 export { ChildProcessTransport, childProcessTransport } from './child-transport';
@@ -27,29 +30,13 @@ export {
   type StdioServerSpec,
 } from './fixtures';
 export { type HttpFixture, type HttpFixtureOptions, startHttpFixture } from './http-fixture';
-export {
-  collectLeaks,
-  formatLeakReport,
-  type LeakedProcess,
-  type LeakScanner,
-  leakNamespace,
-  procLeakScanner,
-} from './leak-check';
 export { killMarked, makeMarker, markerEnv } from './markers';
 export {
-  descendantsOf,
-  environValue,
   findProcessesByMarker,
   isPidAlive,
   killPids,
   listDescendants,
   MARKER_ENV,
-  markerMatches,
-  type ProcStat,
-  parseProcStat,
-  readCmdline,
-  readMarker,
-  readProcStat,
   supportsProcScan,
 } from './procfs';
 export { type RealServerName, type RealServerOptions, realServer } from './real-servers';
@@ -57,7 +44,11 @@ export { makeTempDir, makeTempHome, type TempDir, type TempHome } from './temp';
 export {
   type Clock,
   type Deferred,
+  deepFreeze,
   deferred,
+  type FakeClock,
+  type FakeClockOptions,
+  fakeClock,
   type Gate,
   gate,
   systemClock,

@@ -1,7 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { TestkitError } from './errors';
 
-/** Environment variable carrying the proc-reaper marker `<namespace>:<id>`. */
+/**
+ * Environment variable carrying the proc-reaper marker `<namespace>:<id>`.
+ * A copy of proc-reaper's `MARKER_ENV` (testkit cannot depend on proc-reaper,
+ * whose tests use testkit); proc-reaper's `test/exports.test.ts` asserts they agree.
+ */
 export const MARKER_ENV = 'WAVE_REAPER_ID';
 
 /** Fields of `/proc/<pid>/stat` that the helpers need. */

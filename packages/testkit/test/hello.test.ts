@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { bigText, HELLO_INSTRUCTIONS_END, LONG_INSTRUCTIONS_END } from '../fixtures/lib/hello-tools.mjs';
-import { deferred, fixtureServer } from '../src/index';
+import { fixtureServer } from '../src/fixtures';
+import { deferred } from '../src/wait';
 import { connectStdio, textOf, useCleanup } from './support';
 
 const HELLO_TOOLS = ['add', 'add_tool', 'big', 'echo', 'fail', 'image', 'remove_tool', 'sleep'];

@@ -2,28 +2,21 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { childProcessTransport } from '../src/child-transport';
+import { TestkitError } from '../src/errors';
+import { FIXTURE_NAMES, fixturePath, fixtureServer } from '../src/fixtures';
+import { killMarked, makeMarker, markerEnv } from '../src/markers';
 import {
-  childProcessTransport,
-  deferred,
-  FIXTURE_NAMES,
   findProcessesByMarker,
-  fixturePath,
-  fixtureServer,
-  gate,
   isPidAlive,
-  killMarked,
   killPids,
   listDescendants,
-  makeMarker,
-  makeTempDir,
-  makeTempHome,
-  markerEnv,
   readCmdline,
   readMarker,
   supportsProcScan,
-  TestkitError,
-  waitFor,
-} from '../src/index';
+} from '../src/procfs';
+import { makeTempDir, makeTempHome } from '../src/temp';
+import { deferred, gate, waitFor } from '../src/wait';
 import { textOf, useCleanup } from './support';
 
 const cleanup = useCleanup();

@@ -5,7 +5,10 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixtureServer, type HttpFixture, markerEnv, startHttpFixture, waitFor } from '../src/index';
+import { fixtureServer } from '../src/fixtures';
+import { type HttpFixture, startHttpFixture } from '../src/http-fixture';
+import { markerEnv } from '../src/markers';
+import { waitFor } from '../src/wait';
 import { textOf, useCleanup } from './support';
 
 const cleanup = useCleanup();

@@ -4,17 +4,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  collectLeaks,
-  isPidAlive,
-  killPids,
-  type LeakedProcess,
-  type LeakScanner,
-  makeTempDir,
-  markerEnv,
-  type TempDir,
-  waitFor,
-} from '../src/index';
+import { collectLeaks, type LeakedProcess, type LeakScanner } from '../src/leak-check';
+import { markerEnv } from '../src/markers';
+import { isPidAlive, killPids } from '../src/procfs';
+import { makeTempDir, type TempDir } from '../src/temp';
+import { waitFor } from '../src/wait';
 import { useCleanup } from './support';
 
 const cleanup = useCleanup();

@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { childProcessTransport, fixtureServer, isPidAlive, markerEnv, waitFor } from '../src/index';
+import { childProcessTransport } from '../src/child-transport';
+import { fixtureServer } from '../src/fixtures';
+import { markerEnv } from '../src/markers';
+import { isPidAlive } from '../src/procfs';
+import { waitFor } from '../src/wait';
 import { connectStdio, textOf, useCleanup } from './support';
 
 const cleanup = useCleanup();

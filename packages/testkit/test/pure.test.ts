@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  descendantsOf,
-  environValue,
-  formatLeakReport,
-  leakNamespace,
-  markerMatches,
-  parseProcStat,
-} from '../src/index';
+import { formatLeakReport, leakNamespace } from '../src/leak-check';
+import { descendantsOf, environValue, markerMatches, parseProcStat } from '../src/procfs';
 
 describe('parseProcStat', () => {
   it.each([

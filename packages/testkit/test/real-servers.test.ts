@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir, realServer, type TempDir } from '../src/index';
+import { realServer } from '../src/real-servers';
+import { makeTempDir, type TempDir } from '../src/temp';
 import { connectStdio, textOf, useCleanup } from './support';
 
 const cleanup = useCleanup();

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  findProcessesByMarker,
-  fixtureServer,
-  isPidAlive,
-  listDescendants,
-  readMarker,
-  readProcStat,
-  waitFor,
-} from '../src/index';
+import { fixtureServer } from '../src/fixtures';
+import { findProcessesByMarker, isPidAlive, listDescendants, readMarker, readProcStat } from '../src/procfs';
+import { waitFor } from '../src/wait';
 import { connectStdio, useCleanup } from './support';
 
 interface PidsResult {

@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach } from 'vitest';
-import type { StdioServerSpec } from '../src/index';
-import { killMarked, makeMarker, markerEnv } from '../src/index';
+import type { StdioServerSpec } from '../src/fixtures';
+import { killMarked, makeMarker, markerEnv } from '../src/markers';
 
 /** Per-test cleanup: every marker handed out is SIGKILLed after the test, then clients are closed. */
 export function useCleanup() {

@@ -55,7 +55,9 @@ export class ModelError extends Error {
 
 /** True for a {@link ModelError}, optionally of one code. */
 export function isModelError(value: unknown, code?: ModelErrorCode): value is ModelError {
-  return value instanceof ModelError && (code === undefined || value.code === code);
+  if (!(value instanceof Error) || value.name !== 'ModelError') return false;
+  const actual = (value as { code?: unknown }).code;
+  return typeof actual === 'string' && (code === undefined || actual === code);
 }
 
 /** Replaces every occurrence of `secret` in `text` (so a provider echoing the key never prints it). */

@@ -1,15 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMcpConfig, type PluginServers } from '@wave/mcp-config';
-import { afterEach, describe, expect, it, test } from 'vitest';
+import { tempDir } from '@wave/testkit/vitest';
+import { describe, expect, it, test } from 'vitest';
 import { MCP_SETTINGS_TOOL, maskServerConfig, mcpSettingsTool } from '../../src/builtins/mcp-settings';
 import type { BuiltinContext } from '../../src/builtins/types';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 interface Env {
   ctx: BuiltinContext;
@@ -29,8 +24,7 @@ function setup(
     reload?: () => Promise<void>;
   } = {},
 ): Env {
-  const base = mkdtempSync(join(tmpdir(), 'wave-settings-'));
-  dirs.push(base);
+  const base = tempDir('wave-settings-');
   const home = join(base, 'home');
   const workdir = join(base, 'work');
   mkdirSync(workdir, { recursive: true });

@@ -1,20 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, test } from 'vitest';
+import { tempDir as makeTempDir } from '@wave/testkit/vitest';
+import { describe, expect, it, test } from 'vitest';
 import { readOutputTool } from '../../src/builtins/read-output';
 import type { BuiltinContext } from '../../src/builtins/types';
 import { createOutputGuard } from '../../src/guard/output-guard';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'wave-read-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = (): string => makeTempDir('wave-read-');
 
 function context(sessionDir: string): BuiltinContext {
   return {

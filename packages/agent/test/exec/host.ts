@@ -57,15 +57,7 @@ export function memoryHost(pool: CatalogTool[], impls: Record<string, ToolImpl> 
   };
 }
 
-export function deferred<T>() {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred } from '@wave/testkit';
 
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;

@@ -1,18 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir as makeTempDir } from '@wave/testkit/vitest';
+import { describe, expect, it } from 'vitest';
 import { createOutputGuard, type GuardedResult, type ToolCallResultLike } from '../../src/guard/output-guard';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'wave-guard-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = (): string => makeTempDir('wave-guard-');
 
 const ctx = { fullName: 'mcp__fx__tool', supportsVision: false };
 const vision = { fullName: 'mcp__fx__shot', supportsVision: true };

@@ -2,12 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { addServer, createConfigEditor, removeServer } from '../src/edit';
 import { parseConfigText } from '../src/parse';
-import { useTempDirs } from './helpers';
-
-const tempDir = useTempDirs();
 
 function serverNames(file: string): string[] {
   const parsed = parseConfigText(readFileSync(file, 'utf8'), file, 'user');

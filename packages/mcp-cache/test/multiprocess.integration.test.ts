@@ -4,9 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { tempDir } from '@wave/testkit/vitest';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createToolCache } from '../src/index';
-import { makeTempDir } from './helpers/tmp';
+import { createToolCache } from '../src/cache';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const writer = join(here, 'fixtures', 'writer.ts');
@@ -14,16 +14,15 @@ const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const WRITERS = 4;
 const PER_WRITER = 100;
 
-let tmp: ReturnType<typeof makeTempDir>;
+let dir: string;
 const children: ChildProcess[] = [];
 beforeEach(() => {
-  tmp = makeTempDir();
+  dir = tempDir('wave-mcp-cache-');
 });
 afterEach(() => {
   for (const child of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
   }
-  tmp.cleanup();
 });
 
 interface Outcome {
@@ -83,7 +82,7 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 it(`${WRITERS} processes writing ${PER_WRITER} entries each, concurrently, lose nothing`, async () => {
-  const file = join(tmp.dir, 'home', 'mcp-tools-cache.json');
+  const file = join(dir, 'home', 'mcp-tools-cache.json');
   const workdirs = Array.from({ length: WRITERS }, (_, k) => `/projects/p${k}`);
   const writers = workdirs.map((wd) => startWriter(file, wd));
   await within(Promise.all(writers.map((w) => w.ready)), 120_000, 'writer start-up');

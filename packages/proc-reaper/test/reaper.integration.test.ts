@@ -1,23 +1,19 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 /**
  * Real processes on Linux: every "Done means" bullet of the issue that needs
  * a real kernel. Oracles come from ./helpers (own /proc reads), not from the
  * package.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { waitFor } from '@wave/testkit';
+import { tempDir as makeTempDir } from '@wave/testkit/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  isAlive,
-  type KillResult,
-  killTree,
-  listDescendants,
-  ReaperError,
-  spawnTracked,
-  type TrackedProcess,
-} from '../src/index';
+import { isAlive, killTree, listDescendants } from '../src/api';
+import { ProcReaperError } from '../src/errors';
+import { spawnTracked } from '../src/spawn';
+import type { KillResult, TrackedProcess } from '../src/types';
 import {
   createCleanup,
   fixture,
@@ -26,14 +22,11 @@ import {
   procState,
   readLine,
   running,
-  waitFor,
 } from './helpers';
 
 const cleanup = createCleanup();
-const dirs: string[] = [];
 afterEach(() => {
   cleanup.run();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 interface HostileTree {
@@ -67,11 +60,7 @@ async function startTree<T>(
   return { p, pids };
 }
 
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'proc-reaper-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = (): string => makeTempDir('proc-reaper-');
 
 /**
  * The EPERM test runs killTree as user nobody against our process: only
@@ -113,13 +102,16 @@ describe.runIf(process.platform === 'linux')('killTree on real process trees (Li
     const graceMs = 400;
     const kill = p.kill({ graceMs });
     // Halfway through the grace period the ignorer has had SIGTERM and is still there.
-    await waitFor(() => {
-      try {
-        return readFileSync(log, 'utf8').includes('TERM');
-      } catch {
-        return false;
-      }
-    }, 2000);
+    await waitFor(
+      () => {
+        try {
+          return readFileSync(log, 'utf8').includes('TERM');
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 2000 },
+    );
     expect(readFileSync(log, 'utf8')).toMatch(/^TERM \d+/);
     expect(running(pids.ignorer)).toBe(true);
     const result = await kill;
@@ -192,7 +184,7 @@ describe.runIf(process.platform === 'linux')('killTree on real process trees (Li
       cleanup.pid(p.pid);
       cleanup.marker(p.marker);
       // Let it build up a crowd of children, setsid'd children and orphans.
-      expect(await waitFor(() => markerCarriers(p.marker).length >= 12, 5000)).toBe(true);
+      await waitFor(() => markerCarriers(p.marker).length >= 12, { timeoutMs: 5000 });
       const result = await p.kill({ graceMs: 150 });
       expect(result.survivors, `trial ${trial}`).toEqual([]);
       expect(result.forced).toBe(true);
@@ -233,7 +225,7 @@ describe.runIf(process.platform === 'linux')('killTree on real process trees (Li
 
   it('refuses bad targets with typed errors', async () => {
     await expect(killTree(0)).rejects.toMatchObject({ code: 'INVALID_PID' });
-    await expect(killTree(-5)).rejects.toBeInstanceOf(ReaperError);
+    await expect(killTree(-5)).rejects.toBeInstanceOf(ProcReaperError);
     await expect(killTree(1.5)).rejects.toMatchObject({ code: 'INVALID_PID' });
     await expect(killTree(process.pid)).rejects.toMatchObject({ code: 'SELF_TARGET' });
     await expect(killTree(process.ppid)).rejects.toMatchObject({ code: 'SELF_TARGET' });
@@ -272,7 +264,7 @@ describe.runIf(process.platform === 'linux')('killTree on real process trees (Li
     });
     cleanup.pid(p.pid);
     const zombie = Number(await readLine(p.child, 'Z '));
-    expect(await waitFor(() => procState(zombie) === 'Z', 5000)).toBe(true);
+    await waitFor(() => procState(zombie) === 'Z', { timeoutMs: 5000 });
     expect(() => process.kill(zombie, 0)).not.toThrow(); // the kernel still has it...
     expect(isAlive(zombie)).toBe(false); // ...but it has exited
     expect(isAlive(p.pid)).toBe(true);
