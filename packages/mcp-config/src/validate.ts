@@ -6,6 +6,7 @@ import type {
   ConfigSource,
   KnownTransport,
   Lifecycle,
+  OAuthConfig,
   ServerConfig,
 } from './types';
 
@@ -29,7 +30,8 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 const KNOWN_TRANSPORTS: readonly string[] = ['stdio', 'http', 'sse'];
 const LIFECYCLES: readonly string[] = ['lazy', 'eager', 'keep-alive'];
 const STDIO_FIELDS = ['command', 'args', 'env', 'cwd'] as const;
-const REMOTE_FIELDS = ['url', 'headers'] as const;
+const REMOTE_FIELDS = ['url', 'headers', 'oauth'] as const;
+const OAUTH_KEYS: readonly string[] = ['clientId', 'clientSecret', 'scopes', 'callbackPort'];
 const EXTENSION_FIELDS = [
   'disabled',
   'lifecycle',
@@ -56,7 +58,6 @@ const KEY_HINTS: Readonly<Record<string, string>> = {
   alwaysAllow: 'use "approveTools" (honoured only in the user file or the constructor option)',
   transport: 'use "type"',
   serverUrl: 'use "url"',
-  oauth: 'OAuth is not supported; pass credentials with "headers"',
 };
 
 const TYPE_HINTS: Readonly<Record<string, string>> = {
@@ -444,6 +445,10 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
     const h = stringMap('headers');
     if (h) config.headers = h;
   }
+  if (has('oauth')) {
+    const o = validateOAuth(own('oauth'), where, add);
+    if (o) config.oauth = o;
+  }
 
   // --- transport consistency
   const stdioKeys = STDIO_FIELDS.filter(has);
@@ -545,6 +550,81 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
   }
 
   return result(config, transport, unknownType);
+}
+
+type AddIssue = (
+  severity: ConfigIssue['severity'],
+  code: ConfigIssueCode,
+  message: string,
+  field?: string,
+) => void;
+
+/**
+ * The `oauth` object as written, or undefined when it is unusable (each
+ * problem is an error: a sign-in with the wrong client fails in ways a person
+ * cannot diagnose). Unknown keys inside it are warnings. Values are never quoted.
+ */
+function validateOAuth(value: unknown, where: string, add: AddIssue): OAuthConfig | undefined {
+  if (!isRecord(value)) {
+    add(
+      'error',
+      'FIELD_INVALID',
+      `${where}: "oauth" is ${typeName(value)}; it must be an object such as {"clientId": "my-app", "scopes": ["read"]}.`,
+      'oauth',
+    );
+    return undefined;
+  }
+  const out: OAuthConfig = {};
+  let ok = true;
+  const bad = (field: string, message: string) => {
+    add('error', 'FIELD_INVALID', `${where}: oauth.${field} ${message}`, `oauth.${field}`);
+    ok = false;
+  };
+  for (const key of Object.keys(value)) {
+    if (OAUTH_KEYS.includes(key)) continue;
+    add(
+      'warning',
+      'UNKNOWN_KEY',
+      `${where}: unknown key ${JSON.stringify(key.slice(0, 64))} in "oauth" is ignored; the keys are clientId, clientSecret, scopes and callbackPort.`,
+      `oauth.${key}`,
+    );
+  }
+  const field = (key: string): unknown => (Object.hasOwn(value, key) ? value[key] : undefined);
+  for (const key of ['clientId', 'clientSecret'] as const) {
+    const v = field(key);
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.trim() === '')
+      bad(key, `is ${typeName(v)}; it must be a non-empty string.`);
+    else if (/[\r\n\0]/.test(v)) bad(key, 'contains a line break or NUL character.');
+    else out[key] = v;
+  }
+  const scopes = field('scopes');
+  if (scopes !== undefined) {
+    if (
+      Array.isArray(scopes) &&
+      scopes.every((x) => typeof x === 'string' && x !== '' && !/[\s\0"\\]/.test(x))
+    ) {
+      out.scopes = [...(scopes as string[])];
+    } else {
+      bad(
+        'scopes',
+        `is ${typeName(scopes)} or has an empty scope or one with spaces or quotes; write an array such as ["repo", "read:user"].`,
+      );
+    }
+  }
+  const port = field('callbackPort');
+  if (port !== undefined) {
+    if (typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535)
+      out.callbackPort = port;
+    else bad('callbackPort', `is ${typeName(port, true)}; it must be a port number between 1 and 65535.`);
+  }
+  if (out.clientSecret !== undefined && out.clientId === undefined && field('clientId') === undefined) {
+    bad(
+      'clientSecret',
+      'is set without oauth.clientId; a client secret belongs to a pre-registered client ID.',
+    );
+  }
+  return ok ? out : undefined;
 }
 
 /** True when `transport` is stdio, http or sse. */
