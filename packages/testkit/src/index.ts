@@ -37,6 +37,12 @@ export {
 } from './leak-check';
 export { killMarked, makeMarker, markerEnv } from './markers';
 export {
+  followAuthorizationRedirect,
+  type OAuthFixture,
+  type OAuthFixtureOptions,
+  startOAuthFixture,
+} from './oauth-fixture';
+export {
   descendantsOf,
   environValue,
   findProcessesByMarker,
