@@ -476,7 +476,7 @@ abstract class PoolView implements McpPoolApi {
     const e = this.entry(name);
     await this.core.auth.logout(e.server);
     const why = 'signed out (its tokens were deleted)';
-    const error = needsAuthError(e.server, why, Date.now());
+    const error = needsAuthError(e.server, why, this.core.auth.now());
     this.core.dispatch(e.slot, { type: 'NEEDS_AUTH', generation: e.slot.state.generation, error });
     return this.record(e);
   }

@@ -265,6 +265,16 @@ describe('OAuth: tokens over time', () => {
     expect(b.get('remote')!.status).toBe('connected');
   });
 
+  it('a needs-auth pool uses the tokens another pool signed in with, on its next connect()', async () => {
+    const { f, home } = await setup();
+    const b = make(home.home, servers(f.mcpUrl));
+    expect((await b.connect('remote')).status).toBe('needs-auth');
+    const a = make(home.home, servers(f.mcpUrl));
+    await a.authorize('remote', { openUrl: browser([]) });
+    expect((await b.connect('remote')).status).toBe('connected');
+    expect(f.codeGrants).toBe(1);
+  });
+
   it('logout() deletes the tokens and the server needs a sign-in again', async () => {
     const { f, home } = await setup();
     const pool = make(home.home, servers(f.mcpUrl));

@@ -106,7 +106,8 @@ export function usesOAuth(server: ResolvedServer): boolean {
  */
 export class AuthManager {
   readonly store: TokenStore;
-  private readonly cache = new Map<string, StoredAuth>();
+  /** Last read of each token file; `null`: no file (so a server without OAuth costs no read per request). */
+  private readonly cache = new Map<string, StoredAuth | null>();
   private readonly refreshing = new Map<string, Promise<string | undefined>>();
   /** The last `WWW-Authenticate` hints of each server (resource metadata URL, scope). */
   private readonly challenges = new Map<string, { resourceMetadataUrl?: URL; scope?: string }>();
@@ -142,13 +143,12 @@ export class AuthManager {
 
   private async load(file: string): Promise<StoredAuth | undefined> {
     const rec = await this.store.read(file);
-    if (rec) this.cache.set(file, rec);
-    else this.cache.delete(file);
+    this.cache.set(file, rec ?? null);
     return rec;
   }
 
   private async token(server: ResolvedServer, file: string): Promise<string | undefined> {
-    let rec = this.cache.get(file) ?? (await this.load(file));
+    let rec = this.cache.has(file) ? this.cache.get(file) : await this.load(file);
     if (!rec?.tokens) return undefined;
     if (!this.expiring(rec.tokens)) return rec.tokens.access_token;
     // Another pool or process may have refreshed it already.
@@ -178,7 +178,13 @@ export class AuthManager {
       if (params.scope) await this.remember(file, server, (rec) => ({ ...rec, stepUpScope: params.scope }));
       return undefined;
     }
-    if (sent === undefined) return undefined;
+    if (sent === undefined) {
+      // We had no token: another pool or process may have signed in since we last looked.
+      const rec = await this.load(file);
+      if (!rec?.tokens) return undefined;
+      if (!this.expiring(rec.tokens)) return rec.tokens.access_token;
+      return this.refresh(server, file, rec.tokens.access_token);
+    }
     return this.refresh(server, file, sent);
   }
 
@@ -262,6 +268,11 @@ export class AuthManager {
       // Lock timeout or an unwritable home: this connection cannot refresh; the user signs in again.
       return undefined;
     }
+  }
+
+  /** The pool's clock (epoch ms). */
+  now(): number {
+    return this.opts.now();
   }
 
   /** Forget the tokens (and the registration) of `server`. */
