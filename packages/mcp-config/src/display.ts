@@ -105,6 +105,9 @@ export function maskOAuth(oauth: Readonly<OAuthConfig>): OAuthConfig {
   if (oauth.clientSecret !== undefined) out.clientSecret = maskValue(oauth.clientSecret);
   if (oauth.scopes !== undefined) out.scopes = oauth.scopes.map(maskDefaults);
   if (oauth.callbackPort !== undefined) out.callbackPort = oauth.callbackPort;
+  if (oauth.grant !== undefined) out.grant = oauth.grant;
+  if (oauth.privateKey !== undefined) out.privateKey = maskValue(oauth.privateKey);
+  if (oauth.signingAlgorithm !== undefined) out.signingAlgorithm = oauth.signingAlgorithm;
   return out;
 }
 

@@ -135,15 +135,16 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     );
   }
 
-  if (raw.oauth?.clientSecret !== undefined && !TRUSTED_SECRET_SOURCES.includes(ctx.source)) {
-    delete raw.oauth.clientSecret;
+  const secretFields = (['clientSecret', 'privateKey'] as const).filter((k) => raw.oauth?.[k] !== undefined);
+  if (raw.oauth && secretFields.length > 0 && !TRUSTED_SECRET_SOURCES.includes(ctx.source)) {
+    for (const k of secretFields) delete raw.oauth[k];
     issues.push(
       makeIssue(
         ctx,
         'error',
         'SECRET_NOT_TRUSTED',
-        `${where}: "oauth.clientSecret" is not accepted from ${ctx.source === 'project' ? 'a project file' : 'a plugin'} (a shared file must not hold a client secret, nor send your environment's secrets to a server it names); the server cannot connect. Move "oauth" with its clientSecret to the user file (mcp.json in the wave home, ~/.wave/mcp.json by default) or the mcpServers option, or remove clientSecret.`,
-        { server: name, field: 'oauth.clientSecret' },
+        `${where}: ${secretFields.map((k) => `"oauth.${k}"`).join(' and ')} ${secretFields.length > 1 ? 'are' : 'is'} not accepted from ${ctx.source === 'project' ? 'a project file' : 'a plugin'} (a shared file must not hold a client secret, nor send your environment's secrets to a server it names); the server cannot connect. Move "oauth" with its clientSecret to the user file (mcp.json in the wave home, ~/.wave/mcp.json by default) or the mcpServers option, or remove it.`,
+        { server: name, field: `oauth.${secretFields[0]}` },
       ),
     );
   }
@@ -165,7 +166,10 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     : copyConfig(written);
   if (isKnownTransport(transport)) config.type = transport;
   if (requestedApprovals) delete config.approveTools;
-  if (config.oauth && raw.oauth && raw.oauth.clientSecret === undefined) delete config.oauth.clientSecret;
+  if (config.oauth && raw.oauth) {
+    if (raw.oauth.clientSecret === undefined) delete config.oauth.clientSecret;
+    if (raw.oauth.privateKey === undefined) delete config.oauth.privateKey;
+  }
   if (config.command !== undefined) config.command = expand(config.command, 'command', stdioEnv);
   if (config.args) config.args = config.args.map((a, i) => expand(a, `args[${i}]`, stdioEnv));
   if (config.env) config.env = mapRecord(config.env, (v, k) => expand(v, `env.${k}`, stdioEnv));
@@ -176,6 +180,7 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     const o = config.oauth;
     if (o.clientId !== undefined) o.clientId = expand(o.clientId, 'oauth.clientId', env);
     if (o.clientSecret !== undefined) o.clientSecret = expand(o.clientSecret, 'oauth.clientSecret', env);
+    if (o.privateKey !== undefined) o.privateKey = expand(o.privateKey, 'oauth.privateKey', env);
     if (o.scopes) o.scopes = o.scopes.map((x, i) => expand(x, `oauth.scopes[${i}]`, env));
   }
   if (transport === 'stdio' && root !== undefined) {

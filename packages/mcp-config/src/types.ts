@@ -65,6 +65,21 @@ export interface OAuthConfig {
    * @default a random free port
    */
   callbackPort?: number;
+  /**
+   * `client_credentials`: machine-to-machine, no browser: the pool gets
+   * tokens with the client's own credentials (`clientId` with `clientSecret`,
+   * sent as client_secret_basic, or with `privateKey`, sent as
+   * private_key_jwt).
+   * @default 'authorization_code'
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * PEM private key for private_key_jwt client authentication
+   * (`grant: "client_credentials"`). A secret: same rules as `clientSecret`.
+   */
+  privateKey?: string;
+  /** JWS algorithm of `privateKey`, e.g. `RS256`, `ES256`. @default 'RS256' */
+  signingAlgorithm?: string;
 }
 
 /** A lower-precedence definition of the same server name, hidden by the winner. */

@@ -31,7 +31,15 @@ const KNOWN_TRANSPORTS: readonly string[] = ['stdio', 'http', 'sse'];
 const LIFECYCLES: readonly string[] = ['lazy', 'eager', 'keep-alive'];
 const STDIO_FIELDS = ['command', 'args', 'env', 'cwd'] as const;
 const REMOTE_FIELDS = ['url', 'headers', 'oauth'] as const;
-const OAUTH_KEYS: readonly string[] = ['clientId', 'clientSecret', 'scopes', 'callbackPort'];
+const OAUTH_KEYS: readonly string[] = [
+  'clientId',
+  'clientSecret',
+  'scopes',
+  'callbackPort',
+  'grant',
+  'privateKey',
+  'signingAlgorithm',
+];
 const EXTENSION_FIELDS = [
   'disabled',
   'lifecycle',
@@ -585,7 +593,7 @@ function validateOAuth(value: unknown, where: string, add: AddIssue): OAuthConfi
     add(
       'warning',
       'UNKNOWN_KEY',
-      `${where}: unknown key ${JSON.stringify(key.slice(0, 64))} in "oauth" is ignored; the keys are clientId, clientSecret, scopes and callbackPort.`,
+      `${where}: unknown key ${JSON.stringify(key.slice(0, 64))} in "oauth" is ignored; the keys are ${OAUTH_KEYS.join(', ')}.`,
       `oauth.${key}`,
     );
   }
@@ -617,6 +625,32 @@ function validateOAuth(value: unknown, where: string, add: AddIssue): OAuthConfi
     if (typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535)
       out.callbackPort = port;
     else bad('callbackPort', `is ${typeName(port, true)}; it must be a port number between 1 and 65535.`);
+  }
+  const grant = field('grant');
+  if (grant !== undefined) {
+    if (grant === 'authorization_code' || grant === 'client_credentials') out.grant = grant;
+    else bad('grant', `is ${typeName(grant, true)}; write "authorization_code" or "client_credentials".`);
+  }
+  const key = field('privateKey');
+  if (key !== undefined) {
+    if (typeof key === 'string' && key.includes('PRIVATE KEY') && !key.includes('\0')) out.privateKey = key;
+    else if (typeof key === 'string' && /^\$\{[^}]+\}$/.test(key.trim())) out.privateKey = key;
+    else
+      bad(
+        'privateKey',
+        `is ${typeName(key)}; it must be a PEM private key ("-----BEGIN PRIVATE KEY-----...") or a \${VAR} reference to one.`,
+      );
+  }
+  const alg = field('signingAlgorithm');
+  if (alg !== undefined) {
+    if (typeof alg === 'string' && /^[A-Za-z0-9]{2,16}$/.test(alg)) out.signingAlgorithm = alg;
+    else
+      bad('signingAlgorithm', `is ${typeName(alg, true)}; write a JWS algorithm such as "RS256" or "ES256".`);
+  }
+  if (out.grant === 'client_credentials' && ok) {
+    if (out.clientId === undefined) bad('clientId', 'is required with grant "client_credentials".');
+    else if (out.clientSecret === undefined && out.privateKey === undefined)
+      bad('grant', '"client_credentials" needs oauth.clientSecret or oauth.privateKey.');
   }
   if (out.clientSecret !== undefined && out.clientId === undefined && field('clientId') === undefined) {
     bad(

@@ -207,3 +207,58 @@ describe('oauth: fingerprint', () => {
     );
   });
 });
+
+describe('oauth: client credentials (machine to machine)', () => {
+  const PEM = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMG\n-----END PRIVATE KEY-----\n';
+
+  it('accepts client_credentials with a secret or a private key', () => {
+    for (const extra of [{ clientSecret: 's' }, { privateKey: PEM, signingAlgorithm: 'ES256' }]) {
+      const v = validateServer(
+        's',
+        { url: URL, oauth: { grant: 'client_credentials', clientId: 'm2m', ...extra } },
+        ctx,
+      );
+      expect(v.issues).toEqual([]);
+      expect(v.config.oauth?.grant).toBe('client_credentials');
+    }
+  });
+
+  it.each([
+    ['unknown grant', { grant: 'password' }, 'oauth.grant'],
+    [
+      'client_credentials without a client ID',
+      { grant: 'client_credentials', clientSecret: 'x' },
+      'oauth.clientId',
+    ],
+    [
+      'client_credentials without a secret or key',
+      { grant: 'client_credentials', clientId: 'c' },
+      'oauth.grant',
+    ],
+    ['a private key that is not PEM', { clientId: 'c', privateKey: 'abc' }, 'oauth.privateKey'],
+    ['a bad algorithm', { signingAlgorithm: 'RS 256' }, 'oauth.signingAlgorithm'],
+  ])('%s is an error', (_label, oauth, field) => {
+    const v = validateServer('s', { url: URL, oauth }, ctx);
+    expect(v.issues.map((i) => [i.code, i.field])).toContainEqual(['FIELD_INVALID', field]);
+  });
+
+  it('privateKey: trusted sources only, expanded, masked', () => {
+    const entry = { url: URL, oauth: { grant: 'client_credentials', clientId: 'c', privateKey: '${KEY}' } };
+    const user = resolveServer('s', entry, { source: 'user', env: { KEY: PEM } }).server;
+    expect(user?.config.oauth?.privateKey).toBe(PEM);
+    expect(user?.displayOauth?.privateKey).toBe('${KEY}');
+    const literal = resolveServer(
+      's',
+      { ...entry, oauth: { ...entry.oauth, privateKey: PEM } },
+      { source: 'user' },
+    );
+    expect(JSON.stringify(displayServer(literal.server!))).not.toContain('MIGHAgEAMBMG');
+    const project = resolveServer('s', entry, { source: 'project', file: '/w/.mcp.json', env: { KEY: PEM } });
+    expect(project.issues.map((i) => [i.code, i.field])).toContainEqual([
+      'SECRET_NOT_TRUSTED',
+      'oauth.privateKey',
+    ]);
+    expect(project.server?.connectable).toBe(false);
+    expect(JSON.stringify(project.server)).not.toContain('MIGHAgEAMBMG');
+  });
+});
