@@ -15,9 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
  * Auth scenarios run through `pool.authorize()` with a fake browser that
  * follows the authorization redirect to the pool's loopback listener: every
  * scenario of the suite's `core` set (2025-11-25) and of its `backcompat`
- * set (2025-03-26). The `extensions` set (SEP-1046 client credentials,
- * machine-to-machine) needs the client_credentials grant, which the pool
- * does not offer yet: those two are listed below and not run.
+ * set (2025-03-26), and its `extensions` set (SEP-1046 client credentials,
+ * machine to machine: `oauth.grant: "client_credentials"`, no browser).
  */
 const require = createRequire(import.meta.url);
 const SUITE = require
@@ -63,7 +62,7 @@ async function clientScenarios(): Promise<string[]> {
 
 const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
 
-/** The suite's `core` auth scenarios (spec 2025-11-25) and its `backcompat` ones (2025-03-26). */
+/** The suite's `core` auth scenarios (spec 2025-11-25), its `backcompat` ones (2025-03-26) and its `extensions`. */
 const AUTH_SCENARIOS = [
   'auth/metadata-default',
   'auth/metadata-var1',
@@ -82,18 +81,19 @@ const AUTH_SCENARIOS = [
   'auth/pre-registration',
   'auth/2025-03-26-oauth-metadata-backcompat',
   'auth/2025-03-26-oauth-endpoint-fallback',
+  // extensions: SEP-1046 client credentials (client_secret_basic and private_key_jwt)
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
 ];
-/** The suite's `extensions` set: the client_credentials grant (SEP-1046), not offered by the pool yet. */
-const NOT_SUPPORTED = ['auth/client-credentials-jwt', 'auth/client-credentials-basic'];
 
 describe('MCP conformance suite: client scenarios through the pool', () => {
   it('every non-auth client scenario of the pinned suite is covered here', async () => {
     expect(await clientScenarios()).toEqual(SCENARIOS);
   });
 
-  it('every auth client scenario of the pinned suite is either run here or listed as not supported', async () => {
+  it('every auth client scenario of the pinned suite is run here', async () => {
     const auth = (await listClientScenarios()).filter((s) => s.startsWith('auth/'));
-    expect(auth.sort()).toEqual([...AUTH_SCENARIOS, ...NOT_SUPPORTED].sort());
+    expect(auth.sort()).toEqual([...AUTH_SCENARIOS].sort());
   });
 
   it.each([...SCENARIOS, ...AUTH_SCENARIOS])(

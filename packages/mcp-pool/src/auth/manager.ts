@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type AddClientAuthentication,
   auth,
   extractWWWAuthenticateParams,
   type OAuthClientProvider,
@@ -7,6 +8,7 @@ import {
   refreshAuthorization,
   selectResourceURL,
 } from '@modelcontextprotocol/sdk/client/auth.js';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type {
   OAuthClientInformationMixed,
@@ -181,7 +183,7 @@ export class AuthManager {
     if (sent === undefined) {
       // We had no token: another pool or process may have signed in since we last looked.
       const rec = await this.load(file);
-      if (!rec?.tokens) return undefined;
+      if (!rec?.tokens) return isMachine(server) ? this.refresh(server, file, '') : undefined;
       if (!this.expiring(rec.tokens)) return rec.tokens.access_token;
       return this.refresh(server, file, rec.tokens.access_token);
     }
@@ -228,8 +230,10 @@ export class AuthManager {
       return await this.store.withLock(file, async () => {
         const rec = await this.load(file);
         const t = rec?.tokens;
+        if (isMachine(server) && !t) return this.machineGrantUnlocked(server, file);
         if (!rec || !t) return undefined;
         if (t.access_token !== rejected && !this.expiring(t)) return t.access_token;
+        if (isMachine(server)) return this.machineGrantUnlocked(server, file);
         const client = configuredClient(server) ?? rec.client;
         if (!t.refresh_token || !rec.discovery || !client) return undefined;
         let next: OAuthTokens;
@@ -302,6 +306,25 @@ export class AuthManager {
     const file = this.fileOf(server);
     const signal = opts.signal;
     signal?.throwIfAborted();
+    if (isMachine(server)) {
+      // No browser: the client's own credentials (client_credentials grant).
+      const token = await this.step(
+        this.store.withLock(file, () => this.machineGrantUnlocked(server, file, true)),
+        signal,
+      ).catch((err: unknown) => {
+        if (err instanceof AuthorizeError) throw err;
+        throw new AuthorizeError(
+          'failed',
+          `Sign-in to MCP server "${server.name}" failed: ${scrub(errText(err))}`,
+        );
+      });
+      if (token === undefined)
+        throw new AuthorizeError(
+          'failed',
+          `The authorization server issued no token to client "${server.config.oauth?.clientId}".`,
+        );
+      return;
+    }
     const state = randomBytes(32).toString('base64url');
     const listener =
       opts.redirectUrl === undefined
@@ -393,6 +416,41 @@ export class AuthManager {
       if (timer !== undefined) clearTimeout(timer);
       await listener?.close();
     }
+  }
+
+  /**
+   * The client_credentials grant (SEP-1046) through the SDK's `auth()`:
+   * discovery, then a token request authenticated with client_secret_basic
+   * (or what the server supports) or private_key_jwt. Call holding the lock.
+   * Resolves with the access token, or undefined (`strict`: rejects) on failure.
+   */
+  private async machineGrantUnlocked(server: ResolvedServer, file: string, strict = false) {
+    const url = server.config.url!;
+    const record: StoredAuth = { ...((await this.store.read(file)) ?? this.emptyRecord(server)) };
+    delete record.tokens;
+    const hint = this.challenges.get(file) ?? {};
+    const provider = new MachineProvider(
+      server,
+      record,
+      this.opts.clientName ?? 'Wave',
+      this.opts.now,
+      hint.scope,
+    );
+    const options: Parameters<typeof auth>[1] = { serverUrl: url, fetchFn: this.fetchFn };
+    if (hint.resourceMetadataUrl) options.resourceMetadataUrl = hint.resourceMetadataUrl;
+    try {
+      this.refreshCount += 1;
+      await auth(provider, options);
+    } catch (err) {
+      if (strict) throw err;
+      return undefined;
+    }
+    // `auth()` filled the record in through the provider (TypeScript cannot see that).
+    const tokens = (record as { tokens?: StoredAuth['tokens'] }).tokens;
+    if (!tokens) return undefined;
+    await this.store.write(file, record);
+    this.cache.set(file, record);
+    return tokens.access_token;
   }
 
   private scopeFor(
@@ -496,6 +554,84 @@ export class AuthorizeError extends Error {
     opts?: { cause?: unknown },
   ) {
     super(message, opts);
+  }
+}
+
+/** True for a server configured for the client_credentials grant (no browser). */
+function isMachine(server: ResolvedServer): boolean {
+  return server.config.oauth?.grant === 'client_credentials';
+}
+
+/** The SDK's view of a client_credentials grant; writes into `record`. */
+class MachineProvider implements OAuthClientProvider {
+  readonly addClientAuthentication?: AddClientAuthentication;
+
+  constructor(
+    private readonly server: ResolvedServer,
+    private readonly record: StoredAuth,
+    private readonly clientName: string,
+    private readonly now: () => number,
+    private readonly challengedScope: string | undefined,
+  ) {
+    const o = server.config.oauth;
+    if (o?.privateKey !== undefined && o.clientId !== undefined) {
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
+        issuer: o.clientId,
+        subject: o.clientId,
+        privateKey: o.privateKey,
+        alg: o.signingAlgorithm ?? 'RS256',
+      });
+    }
+  }
+
+  get redirectUrl(): undefined {
+    return undefined;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const o = this.server.config.oauth;
+    const meta: OAuthClientMetadata = {
+      client_name: this.clientName,
+      redirect_uris: [],
+      grant_types: ['client_credentials'],
+      token_endpoint_auth_method: o?.privateKey !== undefined ? 'private_key_jwt' : 'client_secret_basic',
+    };
+    const scope = o?.scopes?.join(' ') || this.challengedScope;
+    if (scope) meta.scope = scope;
+    return meta;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return configuredClient(this.server);
+  }
+
+  tokens(): undefined {
+    return undefined;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    const t = withExpiry(tokens, this.now());
+    if (t) this.record.tokens = t;
+  }
+
+  redirectToAuthorization(): void {
+    throw new Error('the client_credentials grant has no browser step');
+  }
+
+  saveCodeVerifier(): void {}
+
+  codeVerifier(): string {
+    return '';
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams {
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope) params.set('scope', scope);
+    return params;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.record.discovery = { authorizationServerUrl: state.authorizationServerUrl };
   }
 }
 

@@ -56,10 +56,16 @@ async function main(): Promise<number> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
     client_id?: string;
     client_secret?: string;
+    private_key_pem?: string;
+    signing_algorithm?: string;
   };
   const oauth: Record<string, string> = {};
   if (context.client_id) oauth.clientId = context.client_id;
   if (context.client_secret) oauth.clientSecret = context.client_secret;
+  if (context.private_key_pem) oauth.privateKey = context.private_key_pem;
+  if (context.signing_algorithm) oauth.signingAlgorithm = context.signing_algorithm;
+  // Machine-to-machine scenarios (SEP-1046): no browser, the client's own credentials.
+  if (scenario.startsWith('auth/client-credentials')) oauth.grant = 'client_credentials';
   const entry = { type: 'http', url, ...(Object.keys(oauth).length > 0 ? { oauth } : {}) };
   const { servers, issues } = mergeSources([{ source: 'constructor', servers: { conformance: entry } }], {
     workdir: process.cwd(),
