@@ -9,7 +9,7 @@ import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/e
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServer } from '@wave/mcp-config';
-import { AuthRequiredError, type HttpAuth } from './http-auth';
+import type { HttpAuth } from './http-auth';
 import { CallbackError, parsePastedRedirect, startLoopbackListener } from './loopback';
 import { configuredClient, isMachine, MachineProvider, SignInProvider, withExpiry } from './providers';
 import { normalizeServerUrl, type StoredAuth, TokenStore } from './token-store';
@@ -534,5 +534,3 @@ export class AuthorizeError extends Error {
   }
 }
 
-/** Re-exported for the pool's error classification. */
-export { AuthRequiredError };
