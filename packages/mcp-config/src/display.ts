@@ -1,5 +1,5 @@
 import { forEachReference } from './references';
-import type { ConfigIssue, ResolvedServer, ShadowedDefinition } from './types';
+import type { ConfigIssue, OAuthConfig, ResolvedServer, ShadowedDefinition } from './types';
 
 /*
  * Every function here is a linear scanner (no backtracking regex runs over
@@ -90,6 +90,24 @@ export function maskSecrets(
       configurable: true,
     });
   }
+  return out;
+}
+
+/**
+ * `oauth` settings safe to show. Pure. `clientSecret` is masked like a header
+ * value ({@link maskValue}: `${VAR}` references kept, literals `****`);
+ * `clientId` and scopes are public identifiers, shown with `${X:-default}`
+ * defaults masked.
+ */
+export function maskOAuth(oauth: Readonly<OAuthConfig>): OAuthConfig {
+  const out: OAuthConfig = {};
+  if (oauth.clientId !== undefined) out.clientId = maskDefaults(oauth.clientId);
+  if (oauth.clientSecret !== undefined) out.clientSecret = maskValue(oauth.clientSecret);
+  if (oauth.scopes !== undefined) out.scopes = oauth.scopes.map(maskDefaults);
+  if (oauth.callbackPort !== undefined) out.callbackPort = oauth.callbackPort;
+  if (oauth.grant !== undefined) out.grant = oauth.grant;
+  if (oauth.privateKey !== undefined) out.privateKey = maskValue(oauth.privateKey);
+  if (oauth.signingAlgorithm !== undefined) out.signingAlgorithm = oauth.signingAlgorithm;
   return out;
 }
 
@@ -250,6 +268,8 @@ export interface ServerDisplay {
   url?: string;
   env?: Record<string, string>;
   headers?: Record<string, string>;
+  /** OAuth settings, `clientSecret` masked. */
+  oauth?: OAuthConfig;
   description?: string;
   lifecycle: string;
   connectable: boolean;
@@ -288,6 +308,7 @@ export function displayServer(server: ResolvedServer): ServerDisplay {
   if (raw.url !== undefined) d.url = server.displayUrl ?? maskUrl(raw.url);
   if (raw.env !== undefined) d.env = server.displayEnv ?? maskSecrets(raw.env);
   if (raw.headers !== undefined) d.headers = server.displayHeaders ?? maskSecrets(raw.headers);
+  if (raw.oauth !== undefined) d.oauth = server.displayOauth ?? maskOAuth(raw.oauth);
   if (raw.description !== undefined) d.description = raw.description;
   if (server.config.approveTools !== undefined) d.approveTools = [...server.config.approveTools];
   if (server.requestedApprovals !== undefined) d.requestedApprovals = [...server.requestedApprovals];

@@ -5,7 +5,7 @@ import type { ResolvedServer, ServerConfig } from './types';
 /** The fields a fingerprint covers: what would run (or be dialed), not how it is managed. */
 export type FingerprintInput = Pick<
   ServerConfig,
-  'type' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers'
+  'type' | 'command' | 'args' | 'env' | 'cwd' | 'url' | 'headers' | 'oauth'
 >;
 
 function isResolved(input: ServerConfig | ResolvedServer): input is ResolvedServer {
@@ -20,7 +20,8 @@ function nonEmptyRecord(value: unknown): Record<string, unknown> | undefined {
 /**
  * The normalized object a fingerprint hashes. Pure. `type` is inferred when
  * absent (`command` = stdio, `url` = http); empty `args` / `env` / `headers`
- * count as absent (so `"env": {}` does not change it). Lifecycle, timeouts,
+ * count as absent (so `"env": {}` does not change it). `oauth` (which client signs in)
+ * is included when not empty, so fingerprints of servers without it are unchanged. Lifecycle, timeouts,
  * `approveTools` and `description` are not part of it.
  */
 export function fingerprintPayload(input: FingerprintInput, workdir: string): Record<string, unknown> {
@@ -40,6 +41,7 @@ export function fingerprintPayload(input: FingerprintInput, workdir: string): Re
     cwd: input.cwd,
     url: input.url,
     headers: nonEmptyRecord(input.headers),
+    oauth: nonEmptyRecord(input.oauth),
     workdir,
   };
 }

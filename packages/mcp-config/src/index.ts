@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { assertConnectable, isToolAutoApproved, matchToolGlob } from './connect';
-export { displayServer, maskArgs, maskSecrets, maskUrl, type ServerDisplay } from './display';
+export { displayServer, maskArgs, maskOAuth, maskSecrets, maskUrl, type ServerDisplay } from './display';
 export {
   type AddServerOptions,
   type AddServerResult,
@@ -57,6 +57,7 @@ export type {
   KnownTransport,
   Lifecycle,
   MergeResult,
+  OAuthConfig,
   PluginServers,
   ResolvedServer,
   ServerConfig,

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { maskSecrets, maskUrl } from './display';
+import { maskOAuth, maskSecrets, maskUrl } from './display';
 import { expandVars, hasReferences } from './expand';
 import { fingerprint } from './fingerprint';
 import { serverIdentity } from './identity';
@@ -36,6 +36,8 @@ export const SOURCE_PRECEDENCE: Readonly<Record<ConfigSource, number>> = {
 
 /** Sources whose `approveTools` is applied; from the others it is only a hint. */
 const TRUSTED_APPROVAL_SOURCES: readonly ConfigSource[] = ['constructor', 'user'];
+/** Sources that may hold `oauth.clientSecret` (a repository or plugin file is shared; a secret there leaks). */
+const TRUSTED_SECRET_SOURCES: readonly ConfigSource[] = ['constructor', 'user'];
 
 /** Everything {@link resolveServer} needs besides the entry. */
 export interface ResolveContext extends IssueContext {
@@ -73,6 +75,10 @@ function copyConfig(config: ServerConfig): ServerConfig {
   if (config.env) out.env = mapRecord(config.env, (v) => v);
   if (config.headers) out.headers = mapRecord(config.headers, (v) => v);
   if (config.approveTools) out.approveTools = [...config.approveTools];
+  if (config.oauth) {
+    out.oauth = { ...config.oauth };
+    if (config.oauth.scopes) out.oauth.scopes = [...config.oauth.scopes];
+  }
   return out;
 }
 
@@ -129,6 +135,20 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     );
   }
 
+  const secretFields = (['clientSecret', 'privateKey'] as const).filter((k) => raw.oauth?.[k] !== undefined);
+  if (raw.oauth && secretFields.length > 0 && !TRUSTED_SECRET_SOURCES.includes(ctx.source)) {
+    for (const k of secretFields) delete raw.oauth[k];
+    issues.push(
+      makeIssue(
+        ctx,
+        'error',
+        'SECRET_NOT_TRUSTED',
+        `${where}: ${secretFields.map((k) => `"oauth.${k}"`).join(' and ')} ${secretFields.length > 1 ? 'are' : 'is'} not accepted from ${ctx.source === 'project' ? 'a project file' : 'a plugin'} (a shared file must not hold a client secret, nor send your environment's secrets to a server it names); the server cannot connect. Move "oauth" with its clientSecret to the user file (mcp.json in the wave home, ~/.wave/mcp.json by default) or the mcpServers option, or remove it.`,
+        { server: name, field: `oauth.${secretFields[0]}` },
+      ),
+    );
+  }
+
   // config: expanded values.
   const missing = new Map<string, string>();
   /** Fields with references that are not variable names (never quoted: a secret typed in braces lands here). */
@@ -146,12 +166,23 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     : copyConfig(written);
   if (isKnownTransport(transport)) config.type = transport;
   if (requestedApprovals) delete config.approveTools;
+  if (config.oauth && raw.oauth) {
+    if (raw.oauth.clientSecret === undefined) delete config.oauth.clientSecret;
+    if (raw.oauth.privateKey === undefined) delete config.oauth.privateKey;
+  }
   if (config.command !== undefined) config.command = expand(config.command, 'command', stdioEnv);
   if (config.args) config.args = config.args.map((a, i) => expand(a, `args[${i}]`, stdioEnv));
   if (config.env) config.env = mapRecord(config.env, (v, k) => expand(v, `env.${k}`, stdioEnv));
   if (config.cwd !== undefined) config.cwd = expand(config.cwd, 'cwd', stdioEnv);
   if (config.url !== undefined) config.url = expand(config.url, 'url', env);
   if (config.headers) config.headers = mapRecord(config.headers, (v, k) => expand(v, `headers.${k}`, env));
+  if (config.oauth) {
+    const o = config.oauth;
+    if (o.clientId !== undefined) o.clientId = expand(o.clientId, 'oauth.clientId', env);
+    if (o.clientSecret !== undefined) o.clientSecret = expand(o.clientSecret, 'oauth.clientSecret', env);
+    if (o.privateKey !== undefined) o.privateKey = expand(o.privateKey, 'oauth.privateKey', env);
+    if (o.scopes) o.scopes = o.scopes.map((x, i) => expand(x, `oauth.scopes[${i}]`, env));
+  }
   if (transport === 'stdio' && root !== undefined) {
     config.env = config.env ?? {};
     setOwn(config.env, 'WAVE_PLUGIN_ROOT', root);
@@ -225,6 +256,22 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
       (v) => v?.includes('\0'),
     );
     if (nul) fieldError('env', 'FIELD_INVALID', 'a value expands to text with a NUL character.');
+    const o = config.oauth;
+    for (const key of ['clientId', 'clientSecret'] as const) {
+      const v = o?.[key];
+      if (v !== undefined && (v.trim() === '' || /[\r\n\0]/.test(v)))
+        fieldError(
+          `oauth.${key}`,
+          'FIELD_INVALID',
+          `oauth.${key} expands to an empty value or one with a line break.`,
+        );
+    }
+    if (o?.scopes?.some((x) => x === '' || /[\s\0"\\]/.test(x)))
+      fieldError(
+        'oauth.scopes',
+        'FIELD_INVALID',
+        'a scope expands to an empty value or one with spaces or quotes.',
+      );
     if (Object.values(config.headers ?? {}).some((v) => /[\r\n\0]/.test(v))) {
       fieldError(
         'headers',
@@ -264,6 +311,7 @@ export function resolveServer(name: string, entry: unknown, ctx: ResolveContext)
     if (root !== undefined && transport === 'stdio') setOwn(server.displayEnv, 'WAVE_PLUGIN_ROOT', root);
   }
   if (raw.headers !== undefined) server.displayHeaders = maskSecrets(raw.headers);
+  if (raw.oauth !== undefined) server.displayOauth = maskOAuth(raw.oauth);
   return { server, issues };
 }
 

@@ -24,6 +24,8 @@ export interface ServerConfig {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** OAuth 2.1 sign-in settings of an http/sse server (see {@link OAuthConfig}). */
+  oauth?: OAuthConfig;
   /**
    * `true`: the server is listed (as disabled) but never dialed; a connect
    * attempt fails with `SERVER_DISABLED`. Written by Cline, Roo, Kiro.
@@ -39,6 +41,45 @@ export interface ServerConfig {
   /** Tool-name globs that need no approval. Only honoured from the user and constructor sources. */
   approveTools?: string[];
   description?: string;
+}
+
+/**
+ * OAuth settings of one remote server. Every field is optional: with none,
+ * the client registers itself (client ID metadata document or dynamic
+ * registration) and asks for the scopes the server names.
+ */
+export interface OAuthConfig {
+  /** A client ID registered with the authorization server beforehand. `${VAR}` is expanded. */
+  clientId?: string;
+  /**
+   * The secret of a pre-registered confidential client. Honoured only from the
+   * user file and the constructor option (an error from project and plugin
+   * sources). `${VAR}` is expanded; always masked for display.
+   */
+  clientSecret?: string;
+  /** Scopes to request instead of those the server advertises. */
+  scopes?: string[];
+  /**
+   * Fixed port of the loopback redirect listener (`http://127.0.0.1:<port>/callback`),
+   * for clients registered with one exact redirect URI.
+   * @default a random free port
+   */
+  callbackPort?: number;
+  /**
+   * `client_credentials`: machine-to-machine, no browser: the pool gets
+   * tokens with the client's own credentials (`clientId` with `clientSecret`,
+   * sent as client_secret_basic, or with `privateKey`, sent as
+   * private_key_jwt).
+   * @default 'authorization_code'
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * PEM private key for private_key_jwt client authentication
+   * (`grant: "client_credentials"`). A secret: same rules as `clientSecret`.
+   */
+  privateKey?: string;
+  /** JWS algorithm of `privateKey`, e.g. `RS256`, `ES256`. @default 'RS256' */
+  signingAlgorithm?: string;
 }
 
 /** A lower-precedence definition of the same server name, hidden by the winner. */
@@ -104,6 +145,8 @@ export interface ResolvedServer {
   displayEnv?: Record<string, string>;
   /** `headers` as written, with literal values masked (variable references kept). */
   displayHeaders?: Record<string, string>;
+  /** `oauth` as written, with `clientSecret` masked like a header value. */
+  displayOauth?: OAuthConfig;
 }
 
 /**
@@ -128,6 +171,7 @@ export type ConfigIssueCode =
   | 'VARIABLE_INVALID'
   | 'FIELD_IGNORED'
   | 'APPROVALS_NOT_TRUSTED'
+  | 'SECRET_NOT_TRUSTED'
   | 'DUPLICATE_SERVER'
   | 'PLUGIN_INVALID'
   | 'PLUGIN_CONFLICT'

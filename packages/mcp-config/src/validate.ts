@@ -6,6 +6,7 @@ import type {
   ConfigSource,
   KnownTransport,
   Lifecycle,
+  OAuthConfig,
   ServerConfig,
 } from './types';
 
@@ -30,7 +31,16 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 export const KNOWN_TRANSPORTS: readonly KnownTransport[] = Object.freeze(['stdio', 'http', 'sse'] as const);
 const LIFECYCLES: readonly string[] = ['lazy', 'eager', 'keep-alive'];
 const STDIO_FIELDS = ['command', 'args', 'env', 'cwd'] as const;
-const REMOTE_FIELDS = ['url', 'headers'] as const;
+const REMOTE_FIELDS = ['url', 'headers', 'oauth'] as const;
+const OAUTH_KEYS: readonly string[] = [
+  'clientId',
+  'clientSecret',
+  'scopes',
+  'callbackPort',
+  'grant',
+  'privateKey',
+  'signingAlgorithm',
+];
 const EXTENSION_FIELDS = [
   'disabled',
   'lifecycle',
@@ -57,7 +67,6 @@ const KEY_HINTS: Readonly<Record<string, string>> = {
   alwaysAllow: 'use "approveTools" (honoured only in the user file or the constructor option)',
   transport: 'use "type"',
   serverUrl: 'use "url"',
-  oauth: 'OAuth is not supported; pass credentials with "headers"',
 };
 
 const TYPE_HINTS: Readonly<Record<string, string>> = {
@@ -447,6 +456,10 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
     const h = stringMap('headers');
     if (h) config.headers = h;
   }
+  if (has('oauth')) {
+    const o = validateOAuth(own('oauth'), where, add);
+    if (o) config.oauth = o;
+  }
 
   // --- transport consistency
   const stdioKeys = STDIO_FIELDS.filter(has);
@@ -548,6 +561,107 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
   }
 
   return result(config, transport, unknownType);
+}
+
+type AddIssue = (
+  severity: ConfigIssue['severity'],
+  code: ConfigIssueCode,
+  message: string,
+  field?: string,
+) => void;
+
+/**
+ * The `oauth` object as written, or undefined when it is unusable (each
+ * problem is an error: a sign-in with the wrong client fails in ways a person
+ * cannot diagnose). Unknown keys inside it are warnings. Values are never quoted.
+ */
+function validateOAuth(value: unknown, where: string, add: AddIssue): OAuthConfig | undefined {
+  if (!isRecord(value)) {
+    add(
+      'error',
+      'FIELD_INVALID',
+      `${where}: "oauth" is ${typeName(value)}; it must be an object such as {"clientId": "my-app", "scopes": ["read"]}.`,
+      'oauth',
+    );
+    return undefined;
+  }
+  const out: OAuthConfig = {};
+  let ok = true;
+  const bad = (field: string, message: string) => {
+    add('error', 'FIELD_INVALID', `${where}: oauth.${field} ${message}`, `oauth.${field}`);
+    ok = false;
+  };
+  for (const key of Object.keys(value)) {
+    if (OAUTH_KEYS.includes(key)) continue;
+    add(
+      'warning',
+      'UNKNOWN_KEY',
+      `${where}: unknown key ${JSON.stringify(key.slice(0, 64))} in "oauth" is ignored; the keys are ${OAUTH_KEYS.join(', ')}.`,
+      `oauth.${key}`,
+    );
+  }
+  const field = (key: string): unknown => (Object.hasOwn(value, key) ? value[key] : undefined);
+  for (const key of ['clientId', 'clientSecret'] as const) {
+    const v = field(key);
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.trim() === '')
+      bad(key, `is ${typeName(v)}; it must be a non-empty string.`);
+    else if (/[\r\n\0]/.test(v)) bad(key, 'contains a line break or NUL character.');
+    else out[key] = v;
+  }
+  const scopes = field('scopes');
+  if (scopes !== undefined) {
+    if (
+      Array.isArray(scopes) &&
+      scopes.every((x) => typeof x === 'string' && x !== '' && !/[\s\0"\\]/.test(x))
+    ) {
+      out.scopes = [...(scopes as string[])];
+    } else {
+      bad(
+        'scopes',
+        `is ${typeName(scopes)} or has an empty scope or one with spaces or quotes; write an array such as ["repo", "read:user"].`,
+      );
+    }
+  }
+  const port = field('callbackPort');
+  if (port !== undefined) {
+    if (typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535)
+      out.callbackPort = port;
+    else bad('callbackPort', `is ${typeName(port, true)}; it must be a port number between 1 and 65535.`);
+  }
+  const grant = field('grant');
+  if (grant !== undefined) {
+    if (grant === 'authorization_code' || grant === 'client_credentials') out.grant = grant;
+    else bad('grant', `is ${typeName(grant, true)}; write "authorization_code" or "client_credentials".`);
+  }
+  const key = field('privateKey');
+  if (key !== undefined) {
+    if (typeof key === 'string' && key.includes('PRIVATE KEY') && !key.includes('\0')) out.privateKey = key;
+    else if (typeof key === 'string' && /^\$\{[^}]+\}$/.test(key.trim())) out.privateKey = key;
+    else
+      bad(
+        'privateKey',
+        `is ${typeName(key)}; it must be a PEM private key ("-----BEGIN PRIVATE KEY-----...") or a \${VAR} reference to one.`,
+      );
+  }
+  const alg = field('signingAlgorithm');
+  if (alg !== undefined) {
+    if (typeof alg === 'string' && /^[A-Za-z0-9]{2,16}$/.test(alg)) out.signingAlgorithm = alg;
+    else
+      bad('signingAlgorithm', `is ${typeName(alg, true)}; write a JWS algorithm such as "RS256" or "ES256".`);
+  }
+  if (out.grant === 'client_credentials' && ok) {
+    if (out.clientId === undefined) bad('clientId', 'is required with grant "client_credentials".');
+    else if (out.clientSecret === undefined && out.privateKey === undefined)
+      bad('grant', '"client_credentials" needs oauth.clientSecret or oauth.privateKey.');
+  }
+  if (out.clientSecret !== undefined && out.clientId === undefined && field('clientId') === undefined) {
+    bad(
+      'clientSecret',
+      'is set without oauth.clientId; a client secret belongs to a pre-registered client ID.',
+    );
+  }
+  return ok ? out : undefined;
 }
 
 /** True when `transport` is stdio, http or sse. */

@@ -21,6 +21,7 @@ describe('public API', () => {
       'isToolAutoApproved',
       'loadMcpConfig',
       'maskArgs',
+      'maskOAuth',
       'maskSecrets',
       'maskUrl',
       'matchToolGlob',

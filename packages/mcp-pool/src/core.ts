@@ -10,6 +10,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { KillResult, Ledger } from '@wave/proc-reaper';
+import { isAuthRequired } from './auth/http-auth';
+import { AuthManager } from './auth/manager';
+import { needsAuthError } from './auth/status';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
 import {
   type ClientFeatureOverrides,
@@ -279,7 +282,12 @@ export class PoolCore {
     };
     this.featureOverrides = opts.perServer;
     this.logs = new ServerLogs(this.settings.logsPerServer);
+    // OAuth (./auth): token files under the home, refresh, sign-in. No I/O until used.
+    this.auth = new AuthManager({ ...opts.oauth, home: opts.home, now: () => this.clock.now() });
   }
+
+  /** OAuth of this pool's http/sse servers. */
+  readonly auth: AuthManager;
 
   get destroyed(): boolean {
     return this.destroyedFlag;
@@ -520,6 +528,7 @@ export class PoolCore {
           markerNamespace: this.markerNamespace,
           maxMessageBytes: this.settings.maxMessageBytes,
           ledger: this.ledger(),
+          auth: this.auth.forServer(server),
           onLedgerError: (err) =>
             this.warn({
               code: 'LEDGER',
@@ -592,7 +601,9 @@ export class PoolCore {
       const error =
         stale || reason?.kind === 'closed' ? undefined : await this.describeDialFailure(slot, conn, err);
       if (!signal.aborted) abort.abort({ kind: 'closed', reason: 'failed' } satisfies DialAbort);
-      if (error) {
+      if (error?.code === 'AUTH_REQUIRED') {
+        this.dispatch(slot, { type: 'NEEDS_AUTH', generation, error });
+      } else if (error) {
         const recoverable = reason?.kind === 'lost';
         this.dispatch(slot, {
           type: 'DIAL_FAIL',
@@ -650,6 +661,7 @@ export class PoolCore {
         at: at(),
       };
     }
+    if (isAuthRequired(err)) return needsAuthError(slot.server, (err as Error).message, at());
     if (err instanceof McpPoolError && reason === undefined) {
       return withoutUndefined({ code: err.code, message: err.message, stderrTail: err.stderrTail, at: at() });
     }
@@ -747,6 +759,10 @@ export class PoolCore {
   }
 
   private lostEvent(slot: Slot, conn: Conn, loss: TransportLoss): MachineEvent {
+    if (loss.kind === 'auth') {
+      const error = needsAuthError(slot.server, loss.message, this.clock.now());
+      return { type: 'NEEDS_AUTH', generation: conn.generation, error };
+    }
     const name = slot.server.name;
     const what =
       loss.kind === 'exit'
@@ -1123,11 +1139,13 @@ export class PoolCore {
     const why =
       s.status === 'error' && s.error
         ? ` It failed: ${s.error.message.split('\n')[0]} Use connect("${name}") to retry.`
-        : s.status === 'reconnecting'
-          ? ' It is reconnecting; try again shortly.'
-          : s.status === 'connecting'
-            ? ' It is still connecting; await ensureConnected() or connect() first.'
-            : ` Use ensureConnected() or connect("${name}") first.`;
+        : s.status === 'needs-auth'
+          ? ` Sign in first: authorize("${name}").`
+          : s.status === 'reconnecting'
+            ? ' It is reconnecting; try again shortly.'
+            : s.status === 'connecting'
+              ? ' It is still connecting; await ensureConnected() or connect() first.'
+              : ` Use ensureConnected() or connect("${name}") first.`;
     return new McpPoolError(
       'SERVER_NOT_CONNECTED',
       `Cannot call "${tool}": MCP server "${name}" is ${s.status}.${why}`,

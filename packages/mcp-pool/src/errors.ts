@@ -40,6 +40,12 @@ export type PoolErrorCode =
   | 'CONNECTION_LIMIT'
   /** The pool (or this lease) was destroyed / released. */
   | 'POOL_DESTROYED'
+  /**
+   * The server needs an OAuth sign-in (it answered 401, or 403 for more
+   * scope, and no refresh helped): the server is `needs-auth` until
+   * `authorize()` succeeds. Also a sign-in that failed.
+   */
+  | 'AUTH_REQUIRED'
   /** An option given to the pool is not valid (e.g. `lease()` on a pool that is not shared). */
   | 'INVALID_ARGUMENT';
 

@@ -122,5 +122,6 @@ export function defaultTransportFactory(server: ResolvedServer, ctx: TransportCo
     url: server.config.url!,
     headers: server.config.headers,
     displayUrl: server.displayUrl,
+    auth: ctx.auth,
   });
 }

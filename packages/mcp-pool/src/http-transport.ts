@@ -1,6 +1,7 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AuthRequiredError, type HttpAuth } from './auth/http-auth';
 import { watchPostResponse } from './post-response-watch';
 import type { TerminateResult, TransportHandle, TransportLoss } from './transport';
 
@@ -19,6 +20,8 @@ export interface HttpHandleOptions {
    * connection counts as lost. @default 3
    */
   resumeAttempts?: number | undefined;
+  /** OAuth: bearer tokens, refresh on 401, `needs-auth` when a sign-in is needed (see ./auth). */
+  auth?: HttpAuth | undefined;
 }
 
 /** Default of {@link HttpHandleOptions.resumeAttempts}. */
@@ -120,9 +123,17 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
     // when resumption gives up is the connection lost.
     const resuming = method === 'GET' ? headerOf(init, 'last-event-id') : null;
     let res: Response;
+    // --- OAuth: send the token; on 401 (or 403 insufficient_scope) refresh once and retry, else needs-auth.
+    let sent: string | undefined;
+    if (opts.auth) {
+      sent = await opts.auth.token();
+      if (sent !== undefined) init = withBearer(init, sent);
+    }
     try {
       res = await baseFetch(url, init);
+      if (opts.auth && refusesToken(res)) res = await authRetry(opts.auth, res, sent, url, init);
     } catch (err) {
+      if (err instanceof AuthRequiredError) throw err;
       if (!closing && !(init?.signal?.aborted ?? false)) {
         const why = `request failed: ${(err as Error)?.message ?? String(err)}${causeText(err)}`;
         if (resuming !== null) resumeFailed(resuming, why, false, err);
@@ -159,6 +170,31 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
     if (method === 'POST' && res.ok && res.body)
       return watchPostResponse(res, (why, cause) => report(why, cause));
     return res;
+  };
+
+  /** The server refused our token: refresh and retry once, or report that a sign-in is needed. */
+  const authRetry = async (
+    auth: HttpAuth,
+    refused: Response,
+    sent: string | undefined,
+    url: string | URL,
+    init: RequestInit | undefined,
+  ): Promise<Response> => {
+    const next = await auth.challenge(refused, sent);
+    let res = refused;
+    if (next !== undefined) {
+      await refused.body?.cancel().catch(() => {});
+      res = await baseFetch(url, withBearer(init, next));
+      if (!refusesToken(res)) return res;
+      await auth.challenge(res, next);
+    }
+    await res.body?.cancel().catch(() => {});
+    const scope = res.status === 403;
+    const message = scope
+      ? 'the server needs more permissions (insufficient_scope); sign in again to grant them'
+      : 'the server needs you to sign in (HTTP 401)';
+    if (!closing) lost?.({ kind: 'auth', recoverable: false, message });
+    throw new AuthRequiredError(message, res.status);
   };
 
   const { url, headers } = splitUserinfo(opts.url, opts.headers);
@@ -203,6 +239,19 @@ export function httpHandle(opts: HttpHandleOptions): TransportHandle {
     },
     diagnostics: () => ({}),
   };
+}
+
+/** `init` with `Authorization: Bearer <token>`. */
+function withBearer(init: RequestInit | undefined, token: string): RequestInit {
+  const headers = new Headers(init?.headers);
+  headers.set('authorization', `Bearer ${token}`);
+  return { ...init, headers };
+}
+
+/** 401, or 403 with `error="insufficient_scope"` (step-up). */
+function refusesToken(res: Response): boolean {
+  if (res.status === 401) return true;
+  return res.status === 403 && /insufficient_scope/i.test(res.headers.get('www-authenticate') ?? '');
 }
 
 function causeText(err: unknown): string {

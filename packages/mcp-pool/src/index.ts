@@ -3,6 +3,13 @@
  * with backoff, crash detection, whole-tree teardown, no orphan processes.
  * @packageDocumentation
  */
+export type { HttpAuth } from './auth/http-auth';
+export {
+  AuthorizeError,
+  type AuthorizeErrorReason,
+  type AuthorizeOptions,
+  type PoolOAuthOptions,
+} from './auth/manager';
 export {
   backoffDelay,
   DEFAULT_RECONNECT,

@@ -6,9 +6,17 @@ import type { PoolErrorCode } from './errors';
  *
  * `disconnected` -> `connecting` -> `connected`; `connected` -> `reconnecting`
  * -> `connected` | `error`; any -> `error`; any -> `disconnected` (manual,
- * idle, destroy).
+ * idle, destroy); a live or dialing connection -> `needs-auth` (the server
+ * wants an OAuth sign-in; never dialed automatically, `connect()` or a
+ * successful `authorize()` dials it again).
  */
-export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'reconnecting' | 'error';
+export type ServerStatus =
+  | 'disconnected'
+  | 'connecting'
+  | 'connected'
+  | 'reconnecting'
+  | 'error'
+  | 'needs-auth';
 
 /** Why a server is in `error` (or, while `reconnecting`, why it dropped). */
 export interface ServerErrorInfo {
@@ -101,6 +109,8 @@ export type MachineEvent =
   /** A backoff wait for `generation` ended: dial again with `next`. */
   | { type: 'RETRY'; generation: number; next: number }
   | { type: 'TOOLS'; generation: number; tools: readonly Tool[]; toolsDropped: number }
+  /** The server refused our OAuth credentials (no refresh helped): stop, wait for a sign-in. */
+  | { type: 'NEEDS_AUTH'; generation: number; error: ServerErrorInfo }
   /** Close an unused connection without making it sticky (idle timeout or eviction). */
   | { type: 'IDLE'; generation: number; reason: 'idle' | 'evicted' }
   /** Close at once, by request (manual disconnect, last user gone). Cancels any reconnection. */
@@ -287,6 +297,16 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
       if (event.generation !== s.generation || s.status !== 'reconnecting') return same(s);
       if (event.next <= s.generation) return same(s);
       return [{ ...s, generation: event.next, pid: undefined }, [{ type: 'dial', generation: event.next }]];
+    }
+
+    case 'NEEDS_AUTH': {
+      if (event.generation !== s.generation) return same(s);
+      if (s.status !== 'connecting' && s.status !== 'connected' && s.status !== 'reconnecting')
+        return same(s);
+      return [
+        { ...down(s), status: 'needs-auth', error: event.error },
+        [{ type: 'cancelRetry' }, { type: 'close', generation: event.generation, reason: 'failed' }],
+      ];
     }
 
     case 'TOOLS': {

@@ -1,5 +1,6 @@
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
+import type { PoolOAuthOptions } from './auth/manager';
 import type { ReconnectOptions } from './backoff';
 import type {
   ClientFeatureOverrides,
@@ -74,6 +75,12 @@ export interface McpPoolOptions {
    * @default true
    */
   sweepOnStart?: boolean;
+  /**
+   * OAuth for remote servers that need a sign-in: tokens are kept under
+   * `<home>/oauth/`. `{ enabled: false }` turns it off. See `PoolOAuthOptions`.
+   * @default {}
+   */
+  oauth?: PoolOAuthOptions;
   /** The servers of this pool (usually `loadMcpConfig().servers`). @default [] */
   servers?: readonly ResolvedServer[];
   /** How the pool introduces itself in `initialize`. @default { name: 'wave-mcp-pool', version: '0.1.0' } */

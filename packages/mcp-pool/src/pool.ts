@@ -8,6 +8,8 @@ import type {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigSource, Lifecycle, ResolvedServer } from '@wave/mcp-config';
+import type { AuthorizeOptions } from './auth/manager';
+import { needsAuthError } from './auth/status';
 import type { ListChangedEvent, ServerLogEntry } from './client-features';
 import { type CallOptions, PoolCore, type ServerEvent, type Slot } from './core';
 import { McpPoolError } from './errors';
@@ -123,6 +125,15 @@ export interface McpPoolApi {
   onListChanged(listener: (event: ListChangedEvent) => void): () => void;
   /** Tell this pool's (or lease's) connected servers that the roots changed (`notifications/roots/list_changed`). Never rejects. */
   sendRootsListChanged(): Promise<void>;
+  /**
+   * Sign in to an http/sse server with OAuth (browser through `openUrl`, or a
+   * pasted redirect URL), store its tokens under `<home>/oauth/`, then dial it
+   * if it was `needs-auth`. Rejects with {@link McpPoolError} `AUTH_REQUIRED`
+   * (its `cause` is an `AuthorizeError` with a `reason`) when the sign-in fails.
+   */
+  authorize(name: string, opts: AuthorizeOptions): Promise<ServerRecord>;
+  /** Delete the server's stored tokens; a live connection to it closes and the server is `needs-auth`. */
+  logout(name: string): Promise<ServerRecord>;
 }
 
 interface Entry {
@@ -438,6 +449,39 @@ abstract class PoolView implements McpPoolApi {
     for (const e of this.entries.values()) if (!e.manual) slots.push(e.slot);
     return this.core.sendRootsListChanged(slots);
   }
+
+  // --- OAuth (./auth) -------------------------------------------------------
+
+  async authorize(name: string, opts: AuthorizeOptions): Promise<ServerRecord> {
+    const e = this.entry(name);
+    if (this.destroyed) throw this.destroyedError(`sign in to "${name}"`);
+    try {
+      await this.core.auth.authorize(e.server, opts);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const message = why.startsWith('Sign-in') ? why : `Sign-in to MCP server "${name}" failed: ${why}`;
+      throw new McpPoolError('AUTH_REQUIRED', message, {
+        server: name,
+        cause: err,
+      });
+    }
+    const current = this.entries.get(name);
+    // Signed in: dial it now (unless disconnected by hand, or live already).
+    const st = current?.slot.state.status;
+    if (current && !current.manual && st !== 'connected' && st !== 'connecting') return this.connect(name);
+    return this.record(current ?? e);
+  }
+
+  async logout(name: string): Promise<ServerRecord> {
+    const e = this.entry(name);
+    await this.core.auth.logout(e.server);
+    const why = 'signed out (its tokens were deleted)';
+    const error = needsAuthError(e.server, why, this.core.auth.now());
+    this.core.dispatch(e.slot, { type: 'NEEDS_AUTH', generation: e.slot.state.generation, error });
+    return this.record(e);
+  }
+
+  // ---------------------------------------------------------------------------
 
   /** A server event of a slot, told under each name this view gives that slot. */
   private serverEvent(slot: Slot, event: ServerEvent): void {

@@ -1,12 +1,17 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { Ledger } from '@wave/proc-reaper';
+import type { HttpAuth } from './auth/http-auth';
 import type { Clock } from './clock';
 
 /** How a transport ended without being asked to. */
 export interface TransportLoss {
-  /** `exit`: the stdio process exited. `drop`: an http/sse stream or request failed at the network level. */
-  kind: 'exit' | 'drop';
+  /**
+   * `exit`: the stdio process exited. `drop`: an http/sse stream or request
+   * failed at the network level. `auth`: the server refused our OAuth token
+   * and refreshing did not help (the server goes to `needs-auth`).
+   */
+  kind: 'exit' | 'drop' | 'auth';
   /** Recoverable losses (http/sse drops) lead to `reconnecting`; a process exit leads to `error`. */
   recoverable: boolean;
   /** A sentence about what happened, without the server name (the pool adds it). */
@@ -88,6 +93,8 @@ export interface TransportContext {
   maxMessageBytes?: number | undefined;
   /** The pool's process ledger: record every spawned tree in it (release it once killed). */
   ledger?: Ledger | undefined;
+  /** OAuth for this server (http/sse), when the pool handles it. */
+  auth?: HttpAuth | undefined;
   /** Report a ledger that cannot be written (the connection goes on). */
   onLedgerError?: ((err: unknown) => void) | undefined;
 }

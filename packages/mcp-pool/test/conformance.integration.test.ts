@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,9 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
  * The official MCP conformance suite's client scenarios, each driven through
  * `@wave/mcp-pool` (test/conformance/client.ts) with the scenario's server
  * configured by URL. The suite is pinned to 0.1.13: the newest release that
- * loads on Node 20 (0.1.14+ import `fs.globSync`, Node 22+); its non-auth
- * client scenarios are the same as 0.1.16's (the later releases add only auth
- * scenarios). Auth scenarios need OAuth in the pool and are not run here.
+ * loads on Node 20 (0.1.14+ import `fs.globSync`, Node 22+).
+ *
+ * Auth scenarios run through `pool.authorize()` with a fake browser that
+ * follows the authorization redirect to the pool's loopback listener: every
+ * scenario of the suite's `core` set (2025-11-25) and of its `backcompat`
+ * set (2025-03-26), and its `extensions` set (SEP-1046 client credentials,
+ * machine to machine: `oauth.grant: "client_credentials"`, no browser).
  */
 const require = createRequire(import.meta.url);
 const SUITE = require
@@ -43,38 +47,75 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
-/** Client scenarios the suite lists, without the auth ones. */
-async function clientScenarios(): Promise<string[]> {
+/** Every client scenario the suite lists. */
+async function listClientScenarios(): Promise<string[]> {
   const { code, stdout } = await run(['list']);
   expect(code).toBe(0);
   const section = stdout.slice(stdout.indexOf('Client scenarios'));
-  return [...section.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]!).filter((s) => !s.startsWith('auth/'));
+  return [...section.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]!);
+}
+
+/** Client scenarios the suite lists, without the auth ones. */
+async function clientScenarios(): Promise<string[]> {
+  return (await listClientScenarios()).filter((s) => !s.startsWith('auth/'));
 }
 
 const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+
+/** The suite's `core` auth scenarios (spec 2025-11-25), its `backcompat` ones (2025-03-26) and its `extensions`. */
+const AUTH_SCENARIOS = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/resource-mismatch',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  // extensions: SEP-1046 client credentials (client_secret_basic and private_key_jwt)
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+];
 
 describe('MCP conformance suite: client scenarios through the pool', () => {
   it('every non-auth client scenario of the pinned suite is covered here', async () => {
     expect(await clientScenarios()).toEqual(SCENARIOS);
   });
 
-  it.each(SCENARIOS)(
+  it('every auth client scenario of the pinned suite is run here', async () => {
+    const auth = (await listClientScenarios()).filter((s) => s.startsWith('auth/'));
+    expect(auth.sort()).toEqual([...AUTH_SCENARIOS].sort());
+  });
+
+  it.each([...SCENARIOS, ...AUTH_SCENARIOS])(
     '%s passes',
     async (scenario) => {
       const out = await makeTempDir('wave-conformance-');
       temps.push(out);
       const command = `${process.execPath} ${TSX} --conditions=@wave/source ${CLIENT}`;
       const res = await run(['client', '--command', command, '--scenario', scenario, '-o', out.path]);
-      const [dir] = readdirSync(out.path);
+      // Results go to <out>/<scenario>-<time>/ (auth scenarios: <out>/auth/<name>-<time>/).
+      const base = scenario.startsWith('auth/') ? join(out.path, 'auth') : out.path;
+      const [leaf] = existsSync(base) ? readdirSync(base) : [];
+      const dir = leaf === undefined ? undefined : join(base, leaf);
       expect(dir, `no results written:\n${res.stdout}\n${res.stderr}`).toBeDefined();
-      const checks = JSON.parse(readFileSync(join(out.path, dir!, 'checks.json'), 'utf8')) as {
+      const checks = JSON.parse(readFileSync(join(dir!, 'checks.json'), 'utf8')) as {
         id: string;
         status: string;
         errorMessage?: string;
       }[];
       // A WARNING passes in the suite's terms (e.g. a resumption a little late on a loaded machine).
       const bad = checks.filter((c) => c.status === 'FAILURE');
-      const clientErr = readFileSync(join(out.path, dir!, 'stderr.txt'), 'utf8');
+      const clientErr = readFileSync(join(dir!, 'stderr.txt'), 'utf8');
       expect(bad, `client stderr:\n${clientErr}`).toEqual([]);
       expect(checks.filter((c) => c.status === 'SUCCESS').length).toBeGreaterThan(0);
       expect(res.code, res.stdout).toBe(0);

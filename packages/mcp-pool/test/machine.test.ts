@@ -30,7 +30,77 @@ const idleClosed: MachineState = { ...fresh, generation: 1 };
 
 type Row = [string, MachineState, MachineEvent, Partial<MachineState> | 'same', MachineEffect[]];
 
+const authErr: ServerErrorInfo = { code: 'AUTH_REQUIRED', message: 'sign in', at: 2 };
+const needsAuth: MachineState = {
+  ...fresh,
+  status: 'needs-auth',
+  generation: 1,
+  dialed: true,
+  error: authErr,
+};
+const authClose = (generation: number): MachineEffect[] => [
+  { type: 'cancelRetry' },
+  { type: 'close', generation, reason: 'failed' },
+];
+
 const rows: Row[] = [
+  // --- OAuth: needs-auth
+  [
+    'a dial refused for want of a sign-in -> needs-auth',
+    connecting,
+    { type: 'NEEDS_AUTH', generation: 1, error: authErr },
+    { status: 'needs-auth', error: authErr, tools: [] },
+    authClose(1),
+  ],
+  [
+    'a live connection whose token is refused (no refresh helped) -> needs-auth, tools gone',
+    connected,
+    { type: 'NEEDS_AUTH', generation: 1, error: authErr },
+    { status: 'needs-auth', tools: [], instructions: undefined, pid: undefined },
+    authClose(1),
+  ],
+  [
+    'needs-auth while reconnecting stops the retries',
+    reconnecting,
+    { type: 'NEEDS_AUTH', generation: 1, error: authErr },
+    { status: 'needs-auth', attempt: 0 },
+    authClose(1),
+  ],
+  [
+    'a stale NEEDS_AUTH is ignored',
+    connected,
+    { type: 'NEEDS_AUTH', generation: 0, error: authErr },
+    'same',
+    [],
+  ],
+  [
+    'NEEDS_AUTH on a closed server is ignored',
+    idleClosed,
+    { type: 'NEEDS_AUTH', generation: 1, error: authErr },
+    'same',
+    [],
+  ],
+  [
+    'needs-auth is never dialed automatically',
+    needsAuth,
+    { type: 'DIAL', mode: 'auto', generation: 2 },
+    'same',
+    [],
+  ],
+  [
+    'an explicit dial (connect, or after authorize) leaves needs-auth',
+    needsAuth,
+    { type: 'DIAL', mode: 'explicit', generation: 2 },
+    { status: 'connecting', generation: 2, error: undefined },
+    [{ type: 'dial', generation: 2 }],
+  ],
+  [
+    'a manual disconnect of a needs-auth server',
+    needsAuth,
+    { type: 'DISCONNECT' },
+    { status: 'disconnected', error: undefined },
+    [{ type: 'cancelRetry' }, { type: 'close', generation: 1, reason: 'manual' }],
+  ],
   // --- dialing
   [
     'auto dial of a never-dialed server',

@@ -32,6 +32,12 @@ export {
 export { type HttpFixture, type HttpFixtureOptions, startHttpFixture } from './http-fixture';
 export { killMarked, makeMarker, markerEnv } from './markers';
 export {
+  followAuthorizationRedirect,
+  type OAuthFixture,
+  type OAuthFixtureOptions,
+  startOAuthFixture,
+} from './oauth-fixture';
+export {
   findProcessesByMarker,
   isPidAlive,
   killPids,
