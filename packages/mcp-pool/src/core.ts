@@ -159,7 +159,7 @@ interface PendingCall {
   idle?: { maxAt: number; maxMs: number };
 }
 
-/** Options of {@link PoolCore.callTool}. */
+/** Options of a tool call ({@link McpPoolApi.callTool}). */
 export interface CallOptions {
   /** Cancels the call (the server gets `notifications/cancelled`); rejects with `CALL_ABORTED`. */
   signal?: AbortSignal | undefined;
