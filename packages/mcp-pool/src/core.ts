@@ -23,7 +23,7 @@ import {
   workdirRoots,
 } from './client-features';
 import { type Clock, systemClock } from './clock';
-import { McpPoolError, type PoolErrorCode } from './errors';
+import { isMcpPoolError, McpPoolError, type PoolErrorCode } from './errors';
 import { assertDialable, defaultTransportFactory } from './factory';
 import {
   type CloseReason,
@@ -650,7 +650,7 @@ export class PoolCore {
         at: at(),
       };
     }
-    if (err instanceof McpPoolError && reason === undefined) {
+    if (isMcpPoolError(err) && reason === undefined) {
       return withoutUndefined({ code: err.code, message: err.message, stderrTail: err.stderrTail, at: at() });
     }
     // A process that exited explains more than "connection closed": wait briefly for its status.

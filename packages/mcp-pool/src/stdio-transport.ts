@@ -114,7 +114,13 @@ export class TrackedStdioTransport implements Transport {
 
   /** Spawn the process. Resolves once it is running; rejects with `SPAWN_FAILED`. */
   async start(): Promise<void> {
-    if (this.started) throw new Error('TrackedStdioTransport already started');
+    if (this.started) {
+      throw new McpPoolError(
+        'INVALID_STATE',
+        'TrackedStdioTransport.start() was called twice; create a new transport for each connection.',
+        this.opts.serverName === undefined ? {} : { server: this.opts.serverName },
+      );
+    }
     this.started = true;
     const name = this.opts.serverName ?? this.opts.command;
     if (this.opts.cwd !== undefined) {
