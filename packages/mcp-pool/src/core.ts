@@ -103,56 +103,11 @@ export interface Slot {
   readonly users: Set<string>;
 }
 
-/**
- * The cancellation handle of one tool call, passed to the SDK as its
- * `signal`. A real `AbortController` + `AbortSignal` pair costs about 5 µs per
- * request in Node 20 (EventTarget), which is 10-15 % of a local echo call;
- * this class implements exactly what SDK 1.32.2's `Protocol.request` reads
- * from the signal (`aborted`, `reason`, `throwIfAborted`, `addEventListener`),
- * and nothing else (1.32.2 never passes the request signal on to a
- * transport). The SDK version is pinned exactly; `test/pool.test.ts` fails when
- * the installed SDK is another version (re-check `Protocol.request` before
- * bumping) and, within 2 s, when a timeout or abort stops reaching the server.
- */
-class CallSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  private listeners: (() => void)[] | undefined;
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) return;
-    if (this.listeners) this.listeners.push(listener);
-    else this.listeners = [listener];
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const i = this.listeners?.indexOf(listener) ?? -1;
-    if (i >= 0) this.listeners?.splice(i, 1);
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    const ls = this.listeners ?? [];
-    this.listeners = undefined;
-    for (const l of ls) l();
-  }
-
-  /** Typed for the SDK's request options. */
-  asSignal(): AbortSignal {
-    return this as unknown as AbortSignal;
-  }
-}
-
 /** A tool call in flight with a deadline. */
 interface PendingCall {
   deadline: number;
-  abort: CallSignal;
+  /** Cancels the request: its signal is the SDK's documented `RequestOptions.signal`. */
+  abort: AbortController;
   timedOut: boolean;
   timeoutMs: number;
   /** With `onProgress`: `timeoutMs` is an idle limit that progress restarts, bounded by `maxAt`. */
@@ -1023,11 +978,11 @@ export class PoolCore {
       );
     }
     const timeoutMs = opts.timeoutMs ?? slot.server.config.callTimeoutMs ?? this.settings.callMs;
-    const signal = new CallSignal();
+    const abort = new AbortController();
     const now = this.clock.now();
     const call: PendingCall = {
       deadline: Number.POSITIVE_INFINITY,
-      abort: signal,
+      abort,
       timedOut: false,
       timeoutMs,
     };
@@ -1039,7 +994,7 @@ export class PoolCore {
       call.deadline = Math.min(call.deadline, maxAt);
     }
     if (call.deadline !== Number.POSITIVE_INFINITY) this.addDeadline(call);
-    const onUserAbort = userSignal ? () => signal.abort(userSignal.reason) : undefined;
+    const onUserAbort = userSignal ? () => abort.abort(userSignal.reason) : undefined;
     if (onUserAbort) userSignal?.addEventListener('abort', onUserAbort, { once: true });
     slot.inFlight += 1;
     slot.lastUsedAt = now;
@@ -1056,7 +1011,7 @@ export class PoolCore {
       done();
       throw this.callError(slot, conn, tool, err, call, userSignal?.aborted === true);
     };
-    const requestOptions: RequestOptions = { signal: signal.asSignal(), timeout: NO_SDK_TIMEOUT };
+    const requestOptions: RequestOptions = { signal: abort.signal, timeout: NO_SDK_TIMEOUT };
     const onProgress = opts.onProgress;
     if (onProgress) {
       requestOptions.onprogress = (progress) => {
