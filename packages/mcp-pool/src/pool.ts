@@ -152,13 +152,15 @@ function unknownServer(name: string, known: Iterable<string>): McpPoolError {
  * never kills a connection another lease uses; a connection nobody uses any
  * more closes once idle.
  */
-export interface McpPoolLease extends McpPoolApi {
+export interface McpPoolLease extends McpPoolApi, AsyncDisposable {
   /** The agent this lease belongs to (for diagnostics). */
   readonly agentId: string;
   /** True once released (or once the shared pool behind it was destroyed). */
   readonly destroyed: boolean;
   /** Release the lease. Idempotent. */
   destroy(): Promise<void>;
+  /** Same as `destroy()`, for `await using lease = pool.lease(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Shared implementation of the pool's own view and of leases (internal: never in the public types). */
@@ -528,6 +530,10 @@ class PoolView implements McpPoolLease {
     return this.release();
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.destroy();
+  }
+
   onChange(listener: (snapshot: PoolSnapshot) => void): () => void {
     this.listeners.add(listener);
     return () => {
@@ -561,7 +567,7 @@ class PoolView implements McpPoolLease {
  * await pool.destroy();                       // every process tree is gone
  * ```
  */
-export class McpPool implements McpPoolApi {
+export class McpPool implements McpPoolApi, AsyncDisposable {
   readonly #core: PoolCore;
   readonly #view: PoolView;
   #leaseCounter = 0;
@@ -632,6 +638,11 @@ export class McpPool implements McpPoolApi {
   async destroy(): Promise<void> {
     await this.#core.destroy();
     await this.#view.release();
+  }
+
+  /** Same as `destroy()`, for `await using pool = McpPool.create(...)`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.destroy();
   }
 
   list(): ServerRecord[] {
