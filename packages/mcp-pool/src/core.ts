@@ -36,7 +36,7 @@ import {
   type ServerErrorInfo,
   transition,
 } from './machine';
-import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
+import { lifecycleOf, type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
 import { isResponseTooLarge } from './oversize-line';
 import { createProcessLedger } from './process-ledger';
 import { ListCache, refreshLists } from './resources';
@@ -875,7 +875,7 @@ export class PoolCore {
 
   /** Idle timeout of the slot, or undefined when it never idles out right now. */
   private idleTimeoutOf(slot: Slot): number | undefined {
-    const lifecycle = slot.server.config.lifecycle ?? 'lazy';
+    const lifecycle = lifecycleOf(slot.server);
     // keep-alive and eager servers stay while someone uses them; unused (released) ones idle out too.
     if (lifecycle !== 'lazy' && slot.users.size > 0) return undefined;
     const ms = slot.server.config.idleTimeoutMs ?? this.settings.idleMs;

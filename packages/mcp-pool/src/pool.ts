@@ -13,7 +13,7 @@ import type { ListChangedEvent, ServerLogEntry } from './client-features';
 import { type CallOptions, PoolCore, type ServerEvent, type Slot } from './core';
 import { McpPoolError } from './errors';
 import type { ServerErrorInfo, ServerStatus } from './machine';
-import type { McpPoolOptions } from './options';
+import { lifecycleOf, type McpPoolOptions } from './options';
 import type { ServerRequestOptions } from './resources';
 import * as requests from './resources';
 
@@ -234,7 +234,7 @@ class PoolView implements McpPoolLease {
       tools: [],
       toolsDropped: 0,
       generation: s.generation,
-      lifecycle: server.config.lifecycle ?? 'lazy',
+      lifecycle: lifecycleOf(server),
       fingerprint: server.fingerprint,
       manuallyDisconnected: e.manual,
     };
@@ -298,7 +298,7 @@ class PoolView implements McpPoolLease {
   warm(): void {
     if (this.destroyed) return;
     for (const e of this.entries.values()) {
-      if (e.manual || (e.server.config.lifecycle ?? 'lazy') !== 'eager') continue;
+      if (e.manual || lifecycleOf(e.server) !== 'eager') continue;
       const st = e.slot.state;
       if (st.status === 'disconnected' && !st.dialed) {
         this.core.use(e.token, e.slot);

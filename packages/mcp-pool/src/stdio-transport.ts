@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Ledger, spawnTracked, type TrackedProcess } from '@wave/proc-reaper';
 import { type Clock, systemClock } from './clock';
 import { McpPoolError } from './errors';
+import { POOL_DEFAULTS } from './options';
 import { oversizeLineReply } from './oversize-line';
 import { TailBuffer } from './ring-buffer';
 import type { TerminateResult, TransportDiagnostics, TransportHandle, TransportLoss } from './transport';
@@ -103,7 +104,7 @@ export class TrackedStdioTransport implements Transport {
   private readonly clock: Clock;
 
   constructor(private readonly opts: TrackedStdioOptions) {
-    this.stderr = new TailBuffer(opts.stderrBytes ?? 16_384);
+    this.stderr = new TailBuffer(opts.stderrBytes ?? POOL_DEFAULTS.stderrBytes);
     this.clock = opts.clock ?? systemClock();
   }
 
@@ -266,7 +267,7 @@ export class TrackedStdioTransport implements Transport {
         // ignore: the pipe may be gone already
       }
       try {
-        const r = await tracked.kill({ graceMs: this.opts.killGraceMs ?? 2_000 });
+        const r = await tracked.kill({ graceMs: this.opts.killGraceMs ?? POOL_DEFAULTS.killGraceMs });
         if (r.survivors.length === 0) await this.opts.ledger?.release(tracked).catch(this.opts.onLedgerError);
         return { pids: r.pids, survivors: r.survivors, forced: r.forced, ms: r.ms };
       } catch (err) {
@@ -337,7 +338,7 @@ export class TrackedStdioTransport implements Transport {
 
   private onStdout(chunk: Buffer): void {
     if (this.closing) return;
-    const max = this.opts.maxLineBytes ?? 10 * 1024 * 1024;
+    const max = this.opts.maxLineBytes ?? POOL_DEFAULTS.maxMessageBytes;
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
