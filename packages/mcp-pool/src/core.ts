@@ -2,15 +2,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Progress,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { KillResult, Ledger } from '@wave/proc-reaper';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
+import { CallDeadlines, type CallOptions, callFailure, type PendingCall } from './calls';
 import {
   type ClientFeatureOverrides,
   type ClientFeatures,
@@ -23,7 +21,16 @@ import {
   workdirRoots,
 } from './client-features';
 import { type Clock, systemClock } from './clock';
-import { isMcpPoolError, McpPoolError, type PoolErrorCode } from './errors';
+import {
+  type DialAbort,
+  dialFailure,
+  errText,
+  lossError,
+  needsExitStatus,
+  notConnectedError,
+  withoutUndefined,
+} from './diagnosis';
+import { McpPoolError } from './errors';
 import { assertDialable, defaultTransportFactory } from './factory';
 import {
   type CloseReason,
@@ -37,7 +44,6 @@ import {
   transition,
 } from './machine';
 import { lifecycleOf, type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
-import { isResponseTooLarge } from './oversize-line';
 import { createProcessLedger } from './process-ledger';
 import { ListCache, refreshLists } from './resources';
 import { listToolsLeniently } from './tool-list';
@@ -56,14 +62,6 @@ const MAX_TOOL_PAGES = 100;
 export type ServerEvent =
   | { type: 'log'; entry: ServerLogEntry }
   | { type: 'listChanged'; list: ListChangedEvent['list'] };
-
-/** Abort reasons of a dial. */
-type DialAbort =
-  | { kind: 'timeout'; ms: number }
-  /** The connection dropped after the handshake, while the dial was still listing tools. */
-  | { kind: 'lost'; loss: TransportLoss }
-  | { kind: 'closed'; reason: CloseReason }
-  | { kind: 'limit' };
 
 /** One connection attempt (one generation) of a slot. */
 interface Conn {
@@ -103,41 +101,6 @@ export interface Slot {
   readonly users: Set<string>;
 }
 
-/** A tool call in flight with a deadline. */
-interface PendingCall {
-  deadline: number;
-  /** Cancels the request: its signal is the SDK's documented `RequestOptions.signal`. */
-  abort: AbortController;
-  timedOut: boolean;
-  timeoutMs: number;
-  /** With `onProgress`: `timeoutMs` is an idle limit that progress restarts, bounded by `maxAt`. */
-  idle?: { maxAt: number; maxMs: number };
-}
-
-/** Options of a tool call ({@link McpPoolApi.callTool}). */
-export interface CallOptions {
-  /** Cancels the call (the server gets `notifications/cancelled`); rejects with `CALL_ABORTED`. */
-  signal?: AbortSignal | undefined;
-  /**
-   * Per-call timeout in ms; rejects with `CALL_TIMEOUT`. With `onProgress`, an
-   * idle limit: every progress notification starts it again.
-   * @default server `callTimeoutMs` ?? pool `timeouts.callMs`
-   */
-  timeoutMs?: number | undefined;
-  /**
-   * Progress notifications of this call (the request carries a progress
-   * token). Progress keeps the call alive past `timeoutMs`, up to `maxTotalMs`.
-   */
-  onProgress?: ((progress: Progress) => void) | undefined;
-  /** Absolute limit of a call with `onProgress`. @default pool `timeouts.callMaxTotalMs` (3600000) */
-  maxTotalMs?: number | undefined;
-}
-
-function withoutUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
-}
-
 /** Race `p` against `signal`; the loser's rejection is swallowed. */
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   p.catch(() => {});
@@ -156,19 +119,6 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-function errText(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    const c = cause && typeof cause === 'object' ? (cause.code ?? cause.message) : undefined;
-    return c && !err.message.includes(String(c)) ? `${err.message} (${c})` : err.message;
-  }
-  return String(err);
-}
-
-function withTail(message: string, tail: string | undefined): string {
-  return tail ? `${message}\nLast stderr lines:\n${tail}` : message;
 }
 
 /**
@@ -193,9 +143,7 @@ export class PoolCore {
   private readonly listeners = new Set<() => void>();
   private generationCounter = 0;
   /** Tool calls with a deadline, and the one timer that enforces them. */
-  private readonly deadlines = new Set<PendingCall>();
-  private sweepTimer: unknown;
-  private sweepAt = 0;
+  private readonly deadlines: CallDeadlines;
   /** Set while dispatching a dial that must fail for lack of room (see makeRoom). */
   private blockedGeneration: number | undefined;
   private emitQueued = false;
@@ -220,6 +168,7 @@ export class PoolCore {
       stableMs: this.reconnect.maxDelayMs,
     };
     this.clock = opts.clock ?? systemClock();
+    this.deadlines = new CallDeadlines(this.clock);
     this.onWarning = opts.onWarning;
     this.home = opts.home;
     this.sweepOnStart = opts.sweepOnStart !== false;
@@ -585,86 +534,25 @@ export class PoolCore {
   }
 
   private async describeDialFailure(slot: Slot, conn: Conn, err: unknown): Promise<ServerErrorInfo> {
-    const name = slot.server.name;
-    const at = () => this.clock.now();
     const reason = conn.abort.signal.aborted
       ? (conn.abort.signal.reason as DialAbort | undefined)
       : undefined;
     const handle = conn.handle;
-    if (reason?.kind === 'limit') {
-      return {
-        code: 'CONNECTION_LIMIT',
-        message: `MCP server "${name}" was not started: ${this.settings.maxConnections} connections are live and none is idle. Disconnect a server, or raise limits.maxConnections.`,
-        at: at(),
-      };
-    }
-    if (reason?.kind === 'lost') {
-      return {
-        code: 'CONNECTION_CLOSED',
-        message: `MCP server "${name}" connection lost while listing its tools: ${reason.loss.message}.`,
-        at: at(),
-      };
-    }
-    if (isMcpPoolError(err) && reason === undefined) {
-      return withoutUndefined({ code: err.code, message: err.message, stderrTail: err.stderrTail, at: at() });
-    }
     // A process that exited explains more than "connection closed": wait briefly for its status.
-    let exit: { code: number | null; signal: string | null } | undefined;
-    if (handle?.exited && reason?.kind !== 'timeout') {
-      exit = await this.within(handle.exited(), EXIT_WAIT_MS);
-    }
-    const diag = handle?.diagnostics() ?? {};
-    exit ??= diag.exit;
-    const tail = diag.stderrTail;
-    if (exit && reason?.kind !== 'timeout') {
-      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-      return withoutUndefined({
-        code: 'SERVER_EXITED' as PoolErrorCode,
-        message: withTail(`MCP server "${name}" ${how} during start-up.`, tail),
-        exitCode: exit.code,
-        signal: exit.signal,
-        stderrTail: tail,
-        at: at(),
-      });
-    }
-    const garbage = diag.invalidStdout;
-    if (garbage && (diag.messages ?? 0) === 0) {
-      const sample = garbage.samples.map((l) => `  ${l}`).join('\n');
-      return withoutUndefined({
-        code: 'INVALID_STDOUT' as PoolErrorCode,
-        message: withTail(
-          `MCP server "${name}" wrote ${garbage.count} line${garbage.count === 1 ? '' : 's'} on stdout that ${garbage.count === 1 ? 'is' : 'are'} not JSON-RPC and never completed the MCP handshake. A stdio MCP server must write only JSON-RPC messages on stdout (logs go to stderr). First lines:\n${sample}`,
-          tail,
-        ),
-        stderrTail: tail,
-        at: at(),
-      });
-    }
-    if (reason?.kind === 'timeout') {
-      return withoutUndefined({
-        code: 'CONNECT_TIMEOUT' as PoolErrorCode,
-        message: withTail(
-          `MCP server "${name}" did not complete the MCP handshake within ${reason.ms} ms; it was stopped. Check that it starts on its own, or raise "connectTimeoutMs".`,
-          tail,
-        ),
-        stderrTail: tail,
-        at: at(),
-      });
-    }
-    const where =
-      slot.server.transport === 'stdio'
-        ? ''
-        : ` at ${slot.server.displayUrl ?? slot.server.config.url ?? ''} (${slot.server.transport})`;
-    let hint = '';
-    const status = (err as { code?: unknown })?.code;
-    if (status === 401 || status === 403) hint = ' Check the "headers" (credentials) of this server.';
-    else if (status === 404)
-      hint = ' Check the URL; note there is no automatic fallback between http and sse.';
-    return withoutUndefined({
-      code: 'CONNECT_FAILED' as PoolErrorCode,
-      message: withTail(`MCP server "${name}" could not be connected${where}: ${errText(err)}.${hint}`, tail),
-      stderrTail: tail,
-      at: at(),
+    const exit =
+      handle?.exited && needsExitStatus(reason, err)
+        ? await this.within(handle.exited(), EXIT_WAIT_MS)
+        : undefined;
+    return dialFailure({
+      name: slot.server.name,
+      transport: slot.server.transport,
+      url: slot.server.displayUrl ?? slot.server.config.url,
+      maxConnections: this.settings.maxConnections,
+      reason,
+      err,
+      exit,
+      diag: handle?.diagnostics() ?? {},
+      at: this.clock.now(),
     });
   }
 
@@ -702,19 +590,7 @@ export class PoolCore {
   }
 
   private lostEvent(slot: Slot, conn: Conn, loss: TransportLoss): MachineEvent {
-    const name = slot.server.name;
-    const what =
-      loss.kind === 'exit'
-        ? `MCP server "${name}" ${loss.message.replace(/^process /, '')} unexpectedly. Use connect() to start it again.`
-        : `MCP server "${name}" connection lost: ${loss.message}.`;
-    const error: ServerErrorInfo = withoutUndefined({
-      code: (loss.kind === 'exit' ? 'SERVER_EXITED' : 'CONNECTION_CLOSED') as PoolErrorCode,
-      message: withTail(what, loss.stderrTail),
-      exitCode: loss.exitCode,
-      signal: loss.signal,
-      stderrTail: loss.stderrTail || undefined,
-      at: this.clock.now(),
-    });
+    const error = lossError(slot.server.name, loss, this.clock.now());
     return { type: 'LOST', generation: conn.generation, error, recoverable: loss.recoverable };
   }
 
@@ -993,7 +869,7 @@ export class PoolCore {
       call.idle = { maxAt, maxMs };
       call.deadline = Math.min(call.deadline, maxAt);
     }
-    if (call.deadline !== Number.POSITIVE_INFINITY) this.addDeadline(call);
+    if (call.deadline !== Number.POSITIVE_INFINITY) this.deadlines.add(call);
     const onUserAbort = userSignal ? () => abort.abort(userSignal.reason) : undefined;
     if (onUserAbort) userSignal?.addEventListener('abort', onUserAbort, { once: true });
     slot.inFlight += 1;
@@ -1009,7 +885,11 @@ export class PoolCore {
     };
     const fail = (err: unknown): never => {
       done();
-      throw this.callError(slot, conn, tool, err, call, userSignal?.aborted === true);
+      throw callFailure(name, tool, err, call, userSignal?.aborted === true, {
+        lost: conn.lost,
+        closing: conn.closing !== undefined,
+        transportGone: conn.client?.transport === undefined,
+      });
     };
     const requestOptions: RequestOptions = { signal: abort.signal, timeout: NO_SDK_TIMEOUT };
     const onProgress = opts.onProgress;
@@ -1040,133 +920,8 @@ export class PoolCore {
     }, fail);
   }
 
-  /**
-   * Call timeouts share one timer per pool, armed for the earliest deadline.
-   * A finished call only leaves the set (no timer operation per call); when
-   * the timer fires it times out what is due and re-arms for the next one.
-   */
-  private addDeadline(call: PendingCall): void {
-    this.deadlines.add(call);
-    if (this.sweepTimer !== undefined && call.deadline >= this.sweepAt) return;
-    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
-    this.sweepAt = call.deadline;
-    this.sweepTimer = this.clock.setTimeout(() => this.sweepDeadlines(), call.deadline - this.clock.now());
-  }
-
-  private sweepDeadlines(): void {
-    this.sweepTimer = undefined;
-    const now = this.clock.now();
-    let next = Number.POSITIVE_INFINITY;
-    for (const call of [...this.deadlines]) {
-      if (call.deadline <= now) {
-        this.deadlines.delete(call);
-        call.timedOut = true;
-        call.abort.abort(new Error(`timed out after ${call.timeoutMs} ms`));
-      } else if (call.deadline < next) {
-        next = call.deadline;
-      }
-    }
-    if (next !== Number.POSITIVE_INFINITY && !this.destroyedFlag) {
-      this.sweepAt = next;
-      this.sweepTimer = this.clock.setTimeout(() => this.sweepDeadlines(), next - now);
-    }
-  }
-
   notConnected(slot: Slot, tool: string): McpPoolError {
-    const s = slot.state;
-    const name = slot.server.name;
-    const why =
-      s.status === 'error' && s.error
-        ? ` It failed: ${s.error.message.split('\n')[0]} Use connect("${name}") to retry.`
-        : s.status === 'reconnecting'
-          ? ' It is reconnecting; try again shortly.'
-          : s.status === 'connecting'
-            ? ' It is still connecting; await ensureConnected() or connect() first.'
-            : ` Use ensureConnected() or connect("${name}") first.`;
-    return new McpPoolError(
-      'SERVER_NOT_CONNECTED',
-      `Cannot call "${tool}": MCP server "${name}" is ${s.status}.${why}`,
-      { server: name },
-    );
-  }
-
-  private callError(
-    slot: Slot,
-    conn: Conn,
-    tool: string,
-    err: unknown,
-    call: PendingCall,
-    aborted: boolean,
-  ): McpPoolError {
-    const name = slot.server.name;
-    const timeoutMs = call.timeoutMs;
-    if (call.timedOut && call.idle) {
-      const total = call.deadline >= call.idle.maxAt;
-      return new McpPoolError(
-        'CALL_TIMEOUT',
-        total
-          ? `MCP server "${name}" did not finish "${tool}" within ${call.idle.maxMs} ms in all; the call was cancelled. Raise "timeouts.callMaxTotalMs" (or the call's maxTotalMs) if the tool runs longer.`
-          : `MCP server "${name}" reported no progress on "${tool}" for ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow between progress reports.`,
-        { server: name, cause: err },
-      );
-    }
-    if (call.timedOut) {
-      return new McpPoolError(
-        'CALL_TIMEOUT',
-        `MCP server "${name}" did not answer "${tool}" within ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow.`,
-        { server: name, cause: err },
-      );
-    }
-    if (aborted) {
-      return new McpPoolError('CALL_ABORTED', `Call of "${tool}" on MCP server "${name}" was aborted.`, {
-        server: name,
-        cause: err,
-      });
-    }
-    const closed =
-      (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) ||
-      conn.lost !== undefined ||
-      conn.closing !== undefined ||
-      // The pipe to a stdio server broke (it closed its stdin): its loss is reported shortly.
-      (err as { code?: unknown } | undefined)?.code === 'EPIPE' ||
-      // The transport closed and its loss is not reported yet (a stdio exit waits
-      // briefly for the last stderr lines): the SDK answers "Not connected".
-      conn.client?.transport === undefined;
-    if (closed) {
-      const lost = conn.lost;
-      const why = lost
-        ? lost.kind === 'exit'
-          ? `the server process ${lost.message.replace(/^process /, '')}`
-          : lost.message
-        : 'the connection was closed';
-      return new McpPoolError(
-        'CONNECTION_CLOSED',
-        withTail(`Call of "${tool}" on MCP server "${name}" failed: ${why}.`, lost?.stderrTail || undefined),
-        withoutUndefined({
-          server: name,
-          cause: err,
-          exitCode: lost?.exitCode,
-          signal: lost?.signal,
-          stderrTail: lost?.stderrTail || undefined,
-        }),
-      );
-    }
-    if (isResponseTooLarge(err)) {
-      return new McpPoolError(
-        'RESPONSE_TOO_LARGE',
-        `MCP server "${name}" answered "${tool}", but ${err.message.replace(/^MCP error -?\d+:\s*/, '')}. Ask the tool for less (a smaller range or page), or raise limits.maxMessageBytes.`,
-        { server: name, cause: err },
-      );
-    }
-    // The SDK prefixes "MCP error <code>: " on each side of the wire: say it once.
-    const detail =
-      err instanceof McpError
-        ? `MCP error ${err.code}: ${err.message.replace(/^(?:MCP error -?\d+:\s*)+/, '')}`
-        : errText(err);
-    return new McpPoolError('SERVER_ERROR', `MCP server "${name}" failed "${tool}": ${detail}`, {
-      server: name,
-      cause: err,
-    });
+    return notConnectedError(slot.server.name, slot.state, tool);
   }
 
   // ---------------------------------------------------------------- client features
@@ -1250,10 +1005,7 @@ export class PoolCore {
         this.clearIdle(slot);
         this.clearRetry(slot);
       }
-      if (this.sweepTimer !== undefined) {
-        this.clock.clearTimeout(this.sweepTimer);
-        this.sweepTimer = undefined;
-      }
+      this.deadlines.stop();
       this.notify();
     })();
     return this.destroying;

@@ -9,8 +9,9 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigSource, Lifecycle, ResolvedServer } from '@wave/mcp-config';
 import type { KillResult } from '@wave/proc-reaper';
+import type { CallOptions } from './calls';
 import type { ListChangedEvent, ServerLogEntry } from './client-features';
-import { type CallOptions, PoolCore, type ServerEvent, type Slot } from './core';
+import { PoolCore, type ServerEvent, type Slot } from './core';
 import { McpPoolError } from './errors';
 import type { ServerErrorInfo, ServerStatus } from './machine';
 import { lifecycleOf, type McpPoolOptions } from './options';
