@@ -144,8 +144,6 @@ export class PoolCore {
   private generationCounter = 0;
   /** Tool calls with a deadline, and the one timer that enforces them. */
   private readonly deadlines: CallDeadlines;
-  /** Set while dispatching a dial that must fail for lack of room (see makeRoom). */
-  private blockedGeneration: number | undefined;
   private emitQueued = false;
   private destroyedFlag = false;
   private destroying: Promise<void> | undefined;
@@ -351,12 +349,10 @@ export class PoolCore {
     if (s.status === 'connecting') return slot.conns.get(s.generation)?.settled;
     if (s.status === 'connected') return undefined;
     if (mode === 'auto' && (s.dialed || s.status !== 'disconnected')) return undefined;
-    const room = this.makeRoom(slot);
+    const noRoom = this.makeRoom(slot) ? undefined : this.noRoomError(slot);
     const generation = this.nextGeneration();
-    // Nothing could be closed to make room: the dial fails at once (no process is started).
-    if (!room) this.blockedGeneration = generation;
-    this.dispatch(slot, { type: 'DIAL', mode, generation });
-    this.blockedGeneration = undefined;
+    // Nothing could be closed to make room: the machine fails the dial at once (no process is started).
+    this.dispatch(slot, { type: 'DIAL', mode, generation, noRoom });
     return slot.conns.get(generation)?.settled;
   }
 
@@ -365,6 +361,19 @@ export class PoolCore {
     const s = slot.state;
     if (s.status !== 'connecting' && s.status !== 'reconnecting') return undefined;
     return slot.conns.get(s.generation)?.settled;
+  }
+
+  /** The error of a dial the connection limit leaves no room for. */
+  private noRoomError(slot: Slot): ServerErrorInfo {
+    return dialFailure({
+      name: slot.server.name,
+      transport: slot.server.transport,
+      maxConnections: this.settings.maxConnections,
+      reason: { kind: 'limit' },
+      err: undefined,
+      diag: {},
+      at: this.clock.now(),
+    });
   }
 
   private nextGeneration(): number {
@@ -397,7 +406,6 @@ export class PoolCore {
   private startDial(slot: Slot, generation: number): void {
     if (!this.swept && this.sweepOnStart) void this.sweepLedgers();
     const abort = new AbortController();
-    if (generation === this.blockedGeneration) abort.abort({ kind: 'limit' } satisfies DialAbort);
     const conn: Conn = { generation, abort, settled: Promise.resolve() };
     slot.conns.set(generation, conn);
     conn.settled = this.track(this.runDial(slot, conn));
@@ -484,11 +492,9 @@ export class PoolCore {
           at: this.clock.now(),
         }) as MachineEvent,
       );
-      // A loss reported while dialing (the machine ignores LOST until connected, e.g. the
-      // http event stream failed during tools/list): report it now, or it is never seen.
-      if (conn.lost && !conn.closing) this.dispatch(slot, this.lostEvent(slot, conn, conn.lost));
+      // (A loss reported while dialing was kept by the machine and applied with DIAL_OK.)
       // The list changed while it was being read: what we have may be stale (or a mix of pages).
-      else if (conn.refreshAfterDial) void this.refreshTools(slot, conn);
+      if (!conn.lost && conn.refreshAfterDial) void this.refreshTools(slot, conn);
     } catch (err) {
       const stale = slot.state.generation !== generation || slot.conns.get(generation) !== conn;
       const reason = signal.aborted ? (signal.reason as DialAbort | undefined) : undefined;
@@ -731,9 +737,8 @@ export class PoolCore {
           if (slot.state.status !== 'reconnecting' || slot.state.generation !== generation) return;
           const next = this.nextGeneration();
           // No room for the connection right now: this attempt fails (and counts).
-          if (!this.makeRoom(slot)) this.blockedGeneration = next;
-          this.dispatch(slot, { type: 'RETRY', generation, next });
-          this.blockedGeneration = undefined;
+          const noRoom = this.makeRoom(slot) ? undefined : this.noRoomError(slot);
+          this.dispatch(slot, { type: 'RETRY', generation, next, noRoom });
         }, delay);
         return;
       }
