@@ -1,10 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type CallToolResult,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { KillResult, Ledger } from '@wave/proc-reaper';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
@@ -21,17 +17,10 @@ import {
   workdirRoots,
 } from './client-features';
 import { type Clock, systemClock } from './clock';
-import {
-  type DialAbort,
-  dialFailure,
-  errText,
-  lossError,
-  needsExitStatus,
-  notConnectedError,
-  withoutUndefined,
-} from './diagnosis';
+import { type DialAbort, dialFailure, errText, lossError, notConnectedError } from './diagnosis';
+import { listTools, NO_SDK_TIMEOUT, raceAbort, runDial, within } from './dial';
 import { McpPoolError } from './errors';
-import { assertDialable, defaultTransportFactory } from './factory';
+import { defaultTransportFactory } from './factory';
 import {
   type CloseReason,
   type DialMode,
@@ -46,25 +35,19 @@ import {
 import { lifecycleOf, type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
 import { createProcessLedger } from './process-ledger';
 import { ListCache, refreshLists } from './resources';
-import { listToolsLeniently } from './tool-list';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
 import type { PoolWarning } from './warnings';
 
-/** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
-const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Extra time a close may take beyond the kill grace before the pool stops waiting for it. */
 const CLOSE_SLACK_MS = 3_000;
-/** How long a failed dial waits for the process's exit status and last stderr lines. */
-const EXIT_WAIT_MS = 250;
-const MAX_TOOL_PAGES = 100;
 
 /** What a server sent that the pool surfaces to hosts. @internal */
 export type ServerEvent =
   | { type: 'log'; entry: ServerLogEntry }
   | { type: 'listChanged'; list: ListChangedEvent['list'] };
 
-/** One connection attempt (one generation) of a slot. */
-interface Conn {
+/** One connection attempt (one generation) of a slot. @internal */
+export interface Conn {
   generation: number;
   abort: AbortController;
   handle?: TransportHandle | undefined;
@@ -99,26 +82,6 @@ export interface Slot {
   readonly members: Set<string>;
   /** Views (tokens) that use it: dialed it or called it, and did not disconnect it. */
   readonly users: Set<string>;
-}
-
-/** Race `p` against `signal`; the loser's rejection is swallowed. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  p.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /**
@@ -408,178 +371,56 @@ export class PoolCore {
     const abort = new AbortController();
     const conn: Conn = { generation, abort, settled: Promise.resolve() };
     slot.conns.set(generation, conn);
-    conn.settled = this.track(this.runDial(slot, conn));
+    conn.settled = this.track(runDial(this, slot, conn));
   }
 
-  private async runDial(slot: Slot, conn: Conn): Promise<void> {
+  /** The transport of `conn`, made by the configured factory with the pool's context. */
+  createTransport(slot: Slot, conn: Conn): TransportHandle | Promise<TransportHandle> {
     const server = slot.server;
-    const { generation, abort } = conn;
-    const signal = abort.signal;
-    const timeoutMs = server.config.connectTimeoutMs ?? this.settings.connectMs;
-    const timer = this.clock.setTimeout(() => {
-      if (!signal.aborted) abort.abort({ kind: 'timeout', ms: timeoutMs } satisfies DialAbort);
-    }, timeoutMs);
-    try {
-      if (signal.aborted) throw signal.reason;
-      assertDialable(server);
-      const created = Promise.resolve().then(() =>
-        this.factory(server, {
-          signal,
-          onPid: (pid) => this.dispatch(slot, { type: 'PID', generation, pid }),
-          clock: this.clock,
-          stderrBytes: this.settings.stderrBytes,
-          killGraceMs: this.settings.killGraceMs,
-          markerNamespace: this.markerNamespace,
-          maxMessageBytes: this.settings.maxMessageBytes,
-          ledger: this.ledger(),
-          onLedgerError: (err) =>
-            this.warn({
-              code: 'LEDGER',
-              server: server.name,
-              message: `MCP server "${server.name}": its process tree could not be recorded in the process ledger (${errText(err)}); if this host crashes, the next one cannot reap it.`,
-            }),
+    const generation = conn.generation;
+    return this.factory(server, {
+      signal: conn.abort.signal,
+      onPid: (pid) => this.dispatch(slot, { type: 'PID', generation, pid }),
+      clock: this.clock,
+      stderrBytes: this.settings.stderrBytes,
+      killGraceMs: this.settings.killGraceMs,
+      markerNamespace: this.markerNamespace,
+      maxMessageBytes: this.settings.maxMessageBytes,
+      ledger: this.ledger(),
+      onLedgerError: (err) =>
+        this.warn({
+          code: 'LEDGER',
+          server: server.name,
+          message: `MCP server "${server.name}": its process tree could not be recorded in the process ledger (${errText(err)}); if this host crashes, the next one cannot reap it.`,
         }),
-      );
-      // A factory that answers after the dial was abandoned: close what it made.
-      created.then(
-        (h) => {
-          if (signal.aborted && conn.handle !== h) void this.terminate(h);
-        },
-        () => {},
-      );
-      const handle = await raceAbort(created, signal);
-      conn.handle = handle;
-      if (conn.closing) {
-        // Closed while the factory ran: the close did not see this handle.
-        await this.terminate(handle);
-        throw signal.reason ?? { kind: 'closed', reason: 'stale' };
-      }
-      handle.onLost((loss) => this.onLost(slot, conn, loss));
-      if (signal.aborted) throw signal.reason;
-      const features = featuresFor(server.name, this.features, this.featureOverrides);
-      const client = new Client(this.settings.clientInfo, { capabilities: clientCapabilities(features) });
-      conn.client = client;
-      if (features.roots) this.rootsClients.add(client);
-      client.onerror = () => {
-        // Transport noise (stdout garbage, stream errors) is reported through diagnostics and onLost.
-      };
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        void this.refreshTools(slot, conn);
-        this.serverEvent(slot, conn, { type: 'listChanged', list: 'tools' });
-      });
-      installClientFeatures(client, server.name, features, {
-        log: (entry) => this.serverEvent(slot, conn, { type: 'log', entry: { ...entry, server: '', at: 0 } }),
-        // Refresh what a host listed (like tools), then tell the host.
-        listChanged: (list) =>
-          void this.track(refreshLists(this, slot, list)).then(() =>
-            this.serverEvent(slot, conn, { type: 'listChanged', list }),
-          ),
-      });
-      await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
-      conn.handshaken = true;
-      if (conn.lost?.recoverable && !signal.aborted)
-        abort.abort({ kind: 'lost', loss: conn.lost } satisfies DialAbort);
-      const listed = await raceAbort(this.listTools(slot, client, signal), signal);
-      this.dispatch(
-        slot,
-        withoutUndefined({
-          type: 'DIAL_OK',
-          generation,
-          tools: listed.tools,
-          toolsDropped: listed.dropped,
-          instructions: client.getInstructions(),
-          pid: handle.pid(),
-          at: this.clock.now(),
-        }) as MachineEvent,
-      );
-      // (A loss reported while dialing was kept by the machine and applied with DIAL_OK.)
-      // The list changed while it was being read: what we have may be stale (or a mix of pages).
-      if (!conn.lost && conn.refreshAfterDial) void this.refreshTools(slot, conn);
-    } catch (err) {
-      const stale = slot.state.generation !== generation || slot.conns.get(generation) !== conn;
-      const reason = signal.aborted ? (signal.reason as DialAbort | undefined) : undefined;
-      // A dial abandoned on purpose (disconnect, destroy, newer dial) has nothing to report.
-      const error =
-        stale || reason?.kind === 'closed' ? undefined : await this.describeDialFailure(slot, conn, err);
-      if (!signal.aborted) abort.abort({ kind: 'closed', reason: 'failed' } satisfies DialAbort);
-      if (error) {
-        const recoverable = reason?.kind === 'lost';
-        this.dispatch(slot, {
-          type: 'DIAL_FAIL',
-          generation,
-          error,
-          ...(recoverable ? { recoverable } : {}),
-        });
-      }
-      await this.closeConn(slot, conn, 'failed');
-    } finally {
-      this.clock.clearTimeout(timer);
-    }
-  }
-
-  private async listTools(
-    slot: Slot,
-    client: Client,
-    signal: AbortSignal,
-  ): Promise<{ tools: Tool[]; dropped: number }> {
-    if (!client.getServerCapabilities()?.tools) return { tools: [], dropped: 0 };
-    // Each tool is checked on its own: one malformed tool never takes the server down.
-    const checked = await listToolsLeniently(client, { signal, timeout: NO_SDK_TIMEOUT }, MAX_TOOL_PAGES);
-    const name = slot.server.name;
-    for (const d of checked.dropped) {
-      this.warn({
-        code: 'TOOL_DROPPED',
-        server: name,
-        tool: d.tool,
-        message: `MCP server "${name}": tool "${d.tool}" is not usable and was left out (${d.reason}). The server's other tools are available; report this to the server's authors.`,
-      });
-    }
-    const all: Tool[] = checked.tools;
-    const max = this.settings.maxToolsPerServer;
-    return { tools: all.slice(0, max), dropped: Math.max(0, all.length - max) };
-  }
-
-  private async describeDialFailure(slot: Slot, conn: Conn, err: unknown): Promise<ServerErrorInfo> {
-    const reason = conn.abort.signal.aborted
-      ? (conn.abort.signal.reason as DialAbort | undefined)
-      : undefined;
-    const handle = conn.handle;
-    // A process that exited explains more than "connection closed": wait briefly for its status.
-    const exit =
-      handle?.exited && needsExitStatus(reason, err)
-        ? await this.within(handle.exited(), EXIT_WAIT_MS)
-        : undefined;
-    return dialFailure({
-      name: slot.server.name,
-      transport: slot.server.transport,
-      url: slot.server.displayUrl ?? slot.server.config.url,
-      maxConnections: this.settings.maxConnections,
-      reason,
-      err,
-      exit,
-      diag: handle?.diagnostics() ?? {},
-      at: this.clock.now(),
     });
   }
 
-  /** Resolve with `p`'s value, or `undefined` after `ms`. Clears its timer. */
-  private within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-    return new Promise<T | undefined>((resolve) => {
-      const timer = this.clock.setTimeout(() => resolve(undefined), ms);
-      p.then(
-        (v) => {
-          this.clock.clearTimeout(timer);
-          resolve(v);
-        },
-        () => {
-          this.clock.clearTimeout(timer);
-          resolve(undefined);
-        },
-      );
+  /** A client for `conn`: the server's client features, tool list changes, logs. */
+  createClient(slot: Slot, conn: Conn): Client {
+    const server = slot.server;
+    const features = featuresFor(server.name, this.features, this.featureOverrides);
+    const client = new Client(this.settings.clientInfo, { capabilities: clientCapabilities(features) });
+    if (features.roots) this.rootsClients.add(client);
+    client.onerror = () => {
+      // Transport noise (stdout garbage, stream errors) is reported through diagnostics and onLost.
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      void this.refreshTools(slot, conn);
+      this.serverEvent(slot, conn, { type: 'listChanged', list: 'tools' });
     });
+    installClientFeatures(client, server.name, features, {
+      log: (entry) => this.serverEvent(slot, conn, { type: 'log', entry: { ...entry, server: '', at: 0 } }),
+      // Refresh what a host listed (like tools), then tell the host.
+      listChanged: (list) =>
+        void this.track(refreshLists(this, slot, list)).then(() =>
+          this.serverEvent(slot, conn, { type: 'listChanged', list }),
+        ),
+    });
+    return client;
   }
 
-  private onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
+  onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
     if (conn.lost || conn.closing) return;
     conn.lost = loss;
     // Dropped after the handshake while the dial still lists tools: its requests may never be
@@ -600,7 +441,7 @@ export class PoolCore {
     return { type: 'LOST', generation: conn.generation, error, recoverable: loss.recoverable };
   }
 
-  private async refreshTools(slot: Slot, conn: Conn): Promise<void> {
+  async refreshTools(slot: Slot, conn: Conn): Promise<void> {
     if (conn.refreshing) {
       conn.refreshAgain = true;
       return;
@@ -650,7 +491,7 @@ export class PoolCore {
       ms,
     );
     try {
-      return await raceAbort(this.listTools(slot, client, ac.signal), ac.signal);
+      return await raceAbort(listTools(this, slot, client, ac.signal), ac.signal);
     } finally {
       this.clock.clearTimeout(timer);
       conn.abort.signal.removeEventListener('abort', onAbort);
@@ -665,7 +506,7 @@ export class PoolCore {
   }
 
   /** Close one connection: abort its dial, terminate its transport (whole tree). Idempotent, never rejects. */
-  private closeConn(slot: Slot, conn: Conn, reason: CloseReason): Promise<void> {
+  closeConn(slot: Slot, conn: Conn, reason: CloseReason): Promise<void> {
     if (conn.closing) return conn.closing;
     if (!conn.abort.signal.aborted) conn.abort.abort({ kind: 'closed', reason } satisfies DialAbort);
     const handle = conn.handle;
@@ -683,11 +524,11 @@ export class PoolCore {
   }
 
   /** Terminate a handle, bounded in time; never rejects. */
-  private async terminate(handle: TransportHandle): Promise<TerminateResult | undefined> {
+  async terminate(handle: TransportHandle): Promise<TerminateResult | undefined> {
     const p = Promise.resolve()
       .then(() => handle.terminate())
       .catch((err: unknown) => ({ pids: [], survivors: [], forced: false, ms: 0, error: String(err) }));
-    return this.within(p, this.settings.killGraceMs + CLOSE_SLACK_MS);
+    return within(this.clock, p, this.settings.killGraceMs + CLOSE_SLACK_MS);
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
