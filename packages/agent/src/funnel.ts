@@ -6,7 +6,7 @@
  * refused or failed call: the model gets a result it can read.
  */
 import { isToolAutoApproved, matchToolGlob, type ResolvedServer, serverIdentity } from '@wave/mcp-config';
-import type { McpPoolApi, ServerRecord } from '@wave/mcp-pool';
+import { isMcpPoolError, type McpPoolApi, type ServerRecord } from '@wave/mcp-pool';
 import type { BuiltinContext, BuiltinTool } from './builtins/types';
 import { fullToolName, parseFullToolName, toolIdentity } from './exposure/flat';
 import type { ToolOutcome } from './exposure/types';
@@ -379,8 +379,7 @@ export class Funnel {
         signal ? { signal } : {},
       );
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'SERVER_NOT_CONNECTED' || code === 'POOL_DESTROYED') {
+      if (isMcpPoolError(error, 'SERVER_NOT_CONNECTED') || isMcpPoolError(error, 'POOL_DESTROYED')) {
         const record = this.deps.pool.get(target.entry.server.name);
         return textOutcome(
           `Tool ${fullName} is unavailable because ${unavailableReason(record, target.entry)}`,

@@ -1,19 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Progress,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { KillResult, Ledger } from '@wave/proc-reaper';
 import { isAuthRequired } from './auth/http-auth';
 import { AuthManager } from './auth/manager';
 import { needsAuthError } from './auth/status';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
+import { CallDeadlines, type CallOptions, callFailure, type PendingCall } from './calls';
 import {
   type ClientFeatureOverrides,
   type ClientFeatures,
@@ -26,8 +20,10 @@ import {
   workdirRoots,
 } from './client-features';
 import { type Clock, systemClock } from './clock';
-import { McpPoolError, type PoolErrorCode } from './errors';
-import { assertDialable, defaultTransportFactory } from './factory';
+import { type DialAbort, dialFailure, errText, lossError, notConnectedError } from './diagnosis';
+import { listTools, NO_SDK_TIMEOUT, raceAbort, runDial, within } from './dial';
+import { McpPoolError } from './errors';
+import { defaultTransportFactory } from './factory';
 import {
   type CloseReason,
   type DialMode,
@@ -39,37 +35,22 @@ import {
   type ServerErrorInfo,
   transition,
 } from './machine';
-import { type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
-import { isResponseTooLarge } from './oversize-line';
+import { lifecycleOf, type McpPoolOptions, type ResolvedPoolSettings, resolveSettings } from './options';
 import { createProcessLedger } from './process-ledger';
 import { ListCache, refreshLists } from './resources';
-import { listToolsLeniently } from './tool-list';
 import type { TerminateResult, TransportFactory, TransportHandle, TransportLoss } from './transport';
 import type { PoolWarning } from './warnings';
 
-/** The SDK's request timeout is disabled in favour of the pool's own timers (max setTimeout value). */
-const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Extra time a close may take beyond the kill grace before the pool stops waiting for it. */
 const CLOSE_SLACK_MS = 3_000;
-/** How long a failed dial waits for the process's exit status and last stderr lines. */
-const EXIT_WAIT_MS = 250;
-const MAX_TOOL_PAGES = 100;
 
 /** What a server sent that the pool surfaces to hosts. @internal */
 export type ServerEvent =
   | { type: 'log'; entry: ServerLogEntry }
   | { type: 'listChanged'; list: ListChangedEvent['list'] };
 
-/** Abort reasons of a dial. */
-type DialAbort =
-  | { kind: 'timeout'; ms: number }
-  /** The connection dropped after the handshake, while the dial was still listing tools. */
-  | { kind: 'lost'; loss: TransportLoss }
-  | { kind: 'closed'; reason: CloseReason }
-  | { kind: 'limit' };
-
-/** One connection attempt (one generation) of a slot. */
-interface Conn {
+/** One connection attempt (one generation) of a slot. @internal */
+export interface Conn {
   generation: number;
   abort: AbortController;
   handle?: TransportHandle | undefined;
@@ -107,119 +88,6 @@ export interface Slot {
 }
 
 /**
- * The cancellation handle of one tool call, passed to the SDK as its
- * `signal`. A real `AbortController` + `AbortSignal` pair costs about 5 µs per
- * request in Node 20 (EventTarget), which is 10-15 % of a local echo call;
- * this class implements exactly what SDK 1.32.2's `Protocol.request` reads
- * from the signal (`aborted`, `reason`, `throwIfAborted`, `addEventListener`),
- * and nothing else (1.32.2 never passes the request signal on to a
- * transport). The SDK version is pinned exactly; `test/pool.test.ts` fails when
- * the installed SDK is another version (re-check `Protocol.request` before
- * bumping) and, within 2 s, when a timeout or abort stops reaching the server.
- */
-class CallSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  private listeners: (() => void)[] | undefined;
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) return;
-    if (this.listeners) this.listeners.push(listener);
-    else this.listeners = [listener];
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const i = this.listeners?.indexOf(listener) ?? -1;
-    if (i >= 0) this.listeners?.splice(i, 1);
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    const ls = this.listeners ?? [];
-    this.listeners = undefined;
-    for (const l of ls) l();
-  }
-
-  /** Typed for the SDK's request options. */
-  asSignal(): AbortSignal {
-    return this as unknown as AbortSignal;
-  }
-}
-
-/** A tool call in flight with a deadline. */
-interface PendingCall {
-  deadline: number;
-  abort: CallSignal;
-  timedOut: boolean;
-  timeoutMs: number;
-  /** With `onProgress`: `timeoutMs` is an idle limit that progress restarts, bounded by `maxAt`. */
-  idle?: { maxAt: number; maxMs: number };
-}
-
-/** Options of {@link PoolCore.callTool}. */
-export interface CallOptions {
-  /** Cancels the call (the server gets `notifications/cancelled`); rejects with `CALL_ABORTED`. */
-  signal?: AbortSignal | undefined;
-  /**
-   * Per-call timeout in ms; rejects with `CALL_TIMEOUT`. With `onProgress`, an
-   * idle limit: every progress notification starts it again.
-   * @default server `callTimeoutMs` ?? pool `timeouts.callMs`
-   */
-  timeoutMs?: number | undefined;
-  /**
-   * Progress notifications of this call (the request carries a progress
-   * token). Progress keeps the call alive past `timeoutMs`, up to `maxTotalMs`.
-   */
-  onProgress?: ((progress: Progress) => void) | undefined;
-  /** Absolute limit of a call with `onProgress`. @default pool `timeouts.callMaxTotalMs` (3600000) */
-  maxTotalMs?: number | undefined;
-}
-
-function withoutUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
-}
-
-/** Race `p` against `signal`; the loser's rejection is swallowed. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  p.catch(() => {});
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-function errText(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    const c = cause && typeof cause === 'object' ? (cause.code ?? cause.message) : undefined;
-    return c && !err.message.includes(String(c)) ? `${err.message} (${c})` : err.message;
-  }
-  return String(err);
-}
-
-function withTail(message: string, tail: string | undefined): string {
-  return tail ? `${message}\nLast stderr lines:\n${tail}` : message;
-}
-
-/**
  * The engine behind {@link McpPool} and its leases: slots, the state machine
  * runtime, dials, calls, timers and limits. Views (the public pool and its
  * leases) map names to slots and keep their own manual-disconnect flags.
@@ -241,11 +109,7 @@ export class PoolCore {
   private readonly listeners = new Set<() => void>();
   private generationCounter = 0;
   /** Tool calls with a deadline, and the one timer that enforces them. */
-  private readonly deadlines = new Set<PendingCall>();
-  private sweepTimer: unknown;
-  private sweepAt = 0;
-  /** Set while dispatching a dial that must fail for lack of room (see makeRoom). */
-  private blockedGeneration: number | undefined;
+  private readonly deadlines: CallDeadlines;
   private emitQueued = false;
   private destroyedFlag = false;
   private destroying: Promise<void> | undefined;
@@ -268,6 +132,7 @@ export class PoolCore {
       stableMs: this.reconnect.maxDelayMs,
     };
     this.clock = opts.clock ?? systemClock();
+    this.deadlines = new CallDeadlines(this.clock);
     this.onWarning = opts.onWarning;
     this.home = opts.home;
     this.sweepOnStart = opts.sweepOnStart !== false;
@@ -455,12 +320,10 @@ export class PoolCore {
     if (s.status === 'connecting') return slot.conns.get(s.generation)?.settled;
     if (s.status === 'connected') return undefined;
     if (mode === 'auto' && (s.dialed || s.status !== 'disconnected')) return undefined;
-    const room = this.makeRoom(slot);
+    const noRoom = this.makeRoom(slot) ? undefined : this.noRoomError(slot);
     const generation = this.nextGeneration();
-    // Nothing could be closed to make room: the dial fails at once (no process is started).
-    if (!room) this.blockedGeneration = generation;
-    this.dispatch(slot, { type: 'DIAL', mode, generation });
-    this.blockedGeneration = undefined;
+    // Nothing could be closed to make room: the machine fails the dial at once (no process is started).
+    this.dispatch(slot, { type: 'DIAL', mode, generation, noRoom });
     return slot.conns.get(generation)?.settled;
   }
 
@@ -469,6 +332,19 @@ export class PoolCore {
     const s = slot.state;
     if (s.status !== 'connecting' && s.status !== 'reconnecting') return undefined;
     return slot.conns.get(s.generation)?.settled;
+  }
+
+  /** The error of a dial the connection limit leaves no room for. */
+  private noRoomError(slot: Slot): ServerErrorInfo {
+    return dialFailure({
+      name: slot.server.name,
+      transport: slot.server.transport,
+      maxConnections: this.settings.maxConnections,
+      reason: { kind: 'limit' },
+      err: undefined,
+      diag: {},
+      at: this.clock.now(),
+    });
   }
 
   private nextGeneration(): number {
@@ -501,248 +377,59 @@ export class PoolCore {
   private startDial(slot: Slot, generation: number): void {
     if (!this.swept && this.sweepOnStart) void this.sweepLedgers();
     const abort = new AbortController();
-    if (generation === this.blockedGeneration) abort.abort({ kind: 'limit' } satisfies DialAbort);
     const conn: Conn = { generation, abort, settled: Promise.resolve() };
     slot.conns.set(generation, conn);
-    conn.settled = this.track(this.runDial(slot, conn));
+    conn.settled = this.track(runDial(this, slot, conn));
   }
 
-  private async runDial(slot: Slot, conn: Conn): Promise<void> {
+  /** The transport of `conn`, made by the configured factory with the pool's context. */
+  createTransport(slot: Slot, conn: Conn): TransportHandle | Promise<TransportHandle> {
     const server = slot.server;
-    const { generation, abort } = conn;
-    const signal = abort.signal;
-    const timeoutMs = server.config.connectTimeoutMs ?? this.settings.connectMs;
-    const timer = this.clock.setTimeout(() => {
-      if (!signal.aborted) abort.abort({ kind: 'timeout', ms: timeoutMs } satisfies DialAbort);
-    }, timeoutMs);
-    try {
-      if (signal.aborted) throw signal.reason;
-      assertDialable(server);
-      const created = Promise.resolve().then(() =>
-        this.factory(server, {
-          signal,
-          onPid: (pid) => this.dispatch(slot, { type: 'PID', generation, pid }),
-          clock: this.clock,
-          stderrBytes: this.settings.stderrBytes,
-          killGraceMs: this.settings.killGraceMs,
-          markerNamespace: this.markerNamespace,
-          maxMessageBytes: this.settings.maxMessageBytes,
-          ledger: this.ledger(),
-          auth: this.auth.forServer(server),
-          onLedgerError: (err) =>
-            this.warn({
-              code: 'LEDGER',
-              server: server.name,
-              message: `MCP server "${server.name}": its process tree could not be recorded in the process ledger (${errText(err)}); if this host crashes, the next one cannot reap it.`,
-            }),
+    const generation = conn.generation;
+    return this.factory(server, {
+      signal: conn.abort.signal,
+      onPid: (pid) => this.dispatch(slot, { type: 'PID', generation, pid }),
+      clock: this.clock,
+      stderrBytes: this.settings.stderrBytes,
+      killGraceMs: this.settings.killGraceMs,
+      markerNamespace: this.markerNamespace,
+      maxMessageBytes: this.settings.maxMessageBytes,
+      ledger: this.ledger(),
+      auth: this.auth.forServer(server),
+      onLedgerError: (err) =>
+        this.warn({
+          code: 'LEDGER',
+          server: server.name,
+          message: `MCP server "${server.name}": its process tree could not be recorded in the process ledger (${errText(err)}); if this host crashes, the next one cannot reap it.`,
         }),
-      );
-      // A factory that answers after the dial was abandoned: close what it made.
-      created.then(
-        (h) => {
-          if (signal.aborted && conn.handle !== h) void this.terminate(h);
-        },
-        () => {},
-      );
-      const handle = await raceAbort(created, signal);
-      conn.handle = handle;
-      if (conn.closing) {
-        // Closed while the factory ran: the close did not see this handle.
-        await this.terminate(handle);
-        throw signal.reason ?? { kind: 'closed', reason: 'stale' };
-      }
-      handle.onLost((loss) => this.onLost(slot, conn, loss));
-      if (signal.aborted) throw signal.reason;
-      const features = featuresFor(server.name, this.features, this.featureOverrides);
-      const client = new Client(this.settings.clientInfo, { capabilities: clientCapabilities(features) });
-      conn.client = client;
-      if (features.roots) this.rootsClients.add(client);
-      client.onerror = () => {
-        // Transport noise (stdout garbage, stream errors) is reported through diagnostics and onLost.
-      };
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        void this.refreshTools(slot, conn);
-        this.serverEvent(slot, conn, { type: 'listChanged', list: 'tools' });
-      });
-      installClientFeatures(client, server.name, features, {
-        log: (entry) => this.serverEvent(slot, conn, { type: 'log', entry: { ...entry, server: '', at: 0 } }),
-        // Refresh what a host listed (like tools), then tell the host.
-        listChanged: (list) =>
-          void this.track(refreshLists(this, slot, list)).then(() =>
-            this.serverEvent(slot, conn, { type: 'listChanged', list }),
-          ),
-      });
-      await raceAbort(client.connect(handle.transport, { signal, timeout: NO_SDK_TIMEOUT }), signal);
-      conn.handshaken = true;
-      if (conn.lost?.recoverable && !signal.aborted)
-        abort.abort({ kind: 'lost', loss: conn.lost } satisfies DialAbort);
-      const listed = await raceAbort(this.listTools(slot, client, signal), signal);
-      this.dispatch(
-        slot,
-        withoutUndefined({
-          type: 'DIAL_OK',
-          generation,
-          tools: listed.tools,
-          toolsDropped: listed.dropped,
-          instructions: client.getInstructions(),
-          pid: handle.pid(),
-          at: this.clock.now(),
-        }) as MachineEvent,
-      );
-      // A loss reported while dialing (the machine ignores LOST until connected, e.g. the
-      // http event stream failed during tools/list): report it now, or it is never seen.
-      if (conn.lost && !conn.closing) this.dispatch(slot, this.lostEvent(slot, conn, conn.lost));
-      // The list changed while it was being read: what we have may be stale (or a mix of pages).
-      else if (conn.refreshAfterDial) void this.refreshTools(slot, conn);
-    } catch (err) {
-      const stale = slot.state.generation !== generation || slot.conns.get(generation) !== conn;
-      const reason = signal.aborted ? (signal.reason as DialAbort | undefined) : undefined;
-      // A dial abandoned on purpose (disconnect, destroy, newer dial) has nothing to report.
-      const error =
-        stale || reason?.kind === 'closed' ? undefined : await this.describeDialFailure(slot, conn, err);
-      if (!signal.aborted) abort.abort({ kind: 'closed', reason: 'failed' } satisfies DialAbort);
-      if (error?.code === 'AUTH_REQUIRED') {
-        this.dispatch(slot, { type: 'NEEDS_AUTH', generation, error });
-      } else if (error) {
-        const recoverable = reason?.kind === 'lost';
-        this.dispatch(slot, {
-          type: 'DIAL_FAIL',
-          generation,
-          error,
-          ...(recoverable ? { recoverable } : {}),
-        });
-      }
-      await this.closeConn(slot, conn, 'failed');
-    } finally {
-      this.clock.clearTimeout(timer);
-    }
-  }
-
-  private async listTools(
-    slot: Slot,
-    client: Client,
-    signal: AbortSignal,
-  ): Promise<{ tools: Tool[]; dropped: number }> {
-    if (!client.getServerCapabilities()?.tools) return { tools: [], dropped: 0 };
-    // Each tool is checked on its own: one malformed tool never takes the server down.
-    const checked = await listToolsLeniently(client, { signal, timeout: NO_SDK_TIMEOUT }, MAX_TOOL_PAGES);
-    const name = slot.server.name;
-    for (const d of checked.dropped) {
-      this.warn({
-        code: 'TOOL_DROPPED',
-        server: name,
-        tool: d.tool,
-        message: `MCP server "${name}": tool "${d.tool}" is not usable and was left out (${d.reason}). The server's other tools are available; report this to the server's authors.`,
-      });
-    }
-    const all: Tool[] = checked.tools;
-    const max = this.settings.maxToolsPerServer;
-    return { tools: all.slice(0, max), dropped: Math.max(0, all.length - max) };
-  }
-
-  private async describeDialFailure(slot: Slot, conn: Conn, err: unknown): Promise<ServerErrorInfo> {
-    const name = slot.server.name;
-    const at = () => this.clock.now();
-    const reason = conn.abort.signal.aborted
-      ? (conn.abort.signal.reason as DialAbort | undefined)
-      : undefined;
-    const handle = conn.handle;
-    if (reason?.kind === 'limit') {
-      return {
-        code: 'CONNECTION_LIMIT',
-        message: `MCP server "${name}" was not started: ${this.settings.maxConnections} connections are live and none is idle. Disconnect a server, or raise limits.maxConnections.`,
-        at: at(),
-      };
-    }
-    if (reason?.kind === 'lost') {
-      return {
-        code: 'CONNECTION_CLOSED',
-        message: `MCP server "${name}" connection lost while listing its tools: ${reason.loss.message}.`,
-        at: at(),
-      };
-    }
-    if (isAuthRequired(err)) return needsAuthError(slot.server, (err as Error).message, at());
-    if (err instanceof McpPoolError && reason === undefined) {
-      return withoutUndefined({ code: err.code, message: err.message, stderrTail: err.stderrTail, at: at() });
-    }
-    // A process that exited explains more than "connection closed": wait briefly for its status.
-    let exit: { code: number | null; signal: string | null } | undefined;
-    if (handle?.exited && reason?.kind !== 'timeout') {
-      exit = await this.within(handle.exited(), EXIT_WAIT_MS);
-    }
-    const diag = handle?.diagnostics() ?? {};
-    exit ??= diag.exit;
-    const tail = diag.stderrTail;
-    if (exit && reason?.kind !== 'timeout') {
-      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-      return withoutUndefined({
-        code: 'SERVER_EXITED' as PoolErrorCode,
-        message: withTail(`MCP server "${name}" ${how} during start-up.`, tail),
-        exitCode: exit.code,
-        signal: exit.signal,
-        stderrTail: tail,
-        at: at(),
-      });
-    }
-    const garbage = diag.invalidStdout;
-    if (garbage && (diag.messages ?? 0) === 0) {
-      const sample = garbage.samples.map((l) => `  ${l}`).join('\n');
-      return withoutUndefined({
-        code: 'INVALID_STDOUT' as PoolErrorCode,
-        message: withTail(
-          `MCP server "${name}" wrote ${garbage.count} line${garbage.count === 1 ? '' : 's'} on stdout that ${garbage.count === 1 ? 'is' : 'are'} not JSON-RPC and never completed the MCP handshake. A stdio MCP server must write only JSON-RPC messages on stdout (logs go to stderr). First lines:\n${sample}`,
-          tail,
-        ),
-        stderrTail: tail,
-        at: at(),
-      });
-    }
-    if (reason?.kind === 'timeout') {
-      return withoutUndefined({
-        code: 'CONNECT_TIMEOUT' as PoolErrorCode,
-        message: withTail(
-          `MCP server "${name}" did not complete the MCP handshake within ${reason.ms} ms; it was stopped. Check that it starts on its own, or raise "connectTimeoutMs".`,
-          tail,
-        ),
-        stderrTail: tail,
-        at: at(),
-      });
-    }
-    const where =
-      slot.server.transport === 'stdio'
-        ? ''
-        : ` at ${slot.server.displayUrl ?? slot.server.config.url ?? ''} (${slot.server.transport})`;
-    let hint = '';
-    const status = (err as { code?: unknown })?.code;
-    if (status === 401 || status === 403) hint = ' Check the "headers" (credentials) of this server.';
-    else if (status === 404)
-      hint = ' Check the URL; note there is no automatic fallback between http and sse.';
-    return withoutUndefined({
-      code: 'CONNECT_FAILED' as PoolErrorCode,
-      message: withTail(`MCP server "${name}" could not be connected${where}: ${errText(err)}.${hint}`, tail),
-      stderrTail: tail,
-      at: at(),
     });
   }
 
-  /** Resolve with `p`'s value, or `undefined` after `ms`. Clears its timer. */
-  private within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-    return new Promise<T | undefined>((resolve) => {
-      const timer = this.clock.setTimeout(() => resolve(undefined), ms);
-      p.then(
-        (v) => {
-          this.clock.clearTimeout(timer);
-          resolve(v);
-        },
-        () => {
-          this.clock.clearTimeout(timer);
-          resolve(undefined);
-        },
-      );
+  /** A client for `conn`: the server's client features, tool list changes, logs. */
+  createClient(slot: Slot, conn: Conn): Client {
+    const server = slot.server;
+    const features = featuresFor(server.name, this.features, this.featureOverrides);
+    const client = new Client(this.settings.clientInfo, { capabilities: clientCapabilities(features) });
+    if (features.roots) this.rootsClients.add(client);
+    client.onerror = () => {
+      // Transport noise (stdout garbage, stream errors) is reported through diagnostics and onLost.
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      void this.refreshTools(slot, conn);
+      this.serverEvent(slot, conn, { type: 'listChanged', list: 'tools' });
     });
+    installClientFeatures(client, server.name, features, {
+      log: (entry) => this.serverEvent(slot, conn, { type: 'log', entry: { ...entry, server: '', at: 0 } }),
+      // Refresh what a host listed (like tools), then tell the host.
+      listChanged: (list) =>
+        void this.track(refreshLists(this, slot, list)).then(() =>
+          this.serverEvent(slot, conn, { type: 'listChanged', list }),
+        ),
+    });
+    return client;
   }
 
-  private onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
+  onLost(slot: Slot, conn: Conn, loss: TransportLoss): void {
     if (conn.lost || conn.closing) return;
     conn.lost = loss;
     // Dropped after the handshake while the dial still lists tools: its requests may never be
@@ -763,23 +450,11 @@ export class PoolCore {
       const error = needsAuthError(slot.server, loss.message, this.clock.now());
       return { type: 'NEEDS_AUTH', generation: conn.generation, error };
     }
-    const name = slot.server.name;
-    const what =
-      loss.kind === 'exit'
-        ? `MCP server "${name}" ${loss.message.replace(/^process /, '')} unexpectedly. Use connect() to start it again.`
-        : `MCP server "${name}" connection lost: ${loss.message}.`;
-    const error: ServerErrorInfo = withoutUndefined({
-      code: (loss.kind === 'exit' ? 'SERVER_EXITED' : 'CONNECTION_CLOSED') as PoolErrorCode,
-      message: withTail(what, loss.stderrTail),
-      exitCode: loss.exitCode,
-      signal: loss.signal,
-      stderrTail: loss.stderrTail || undefined,
-      at: this.clock.now(),
-    });
+    const error = lossError(slot.server.name, loss, this.clock.now());
     return { type: 'LOST', generation: conn.generation, error, recoverable: loss.recoverable };
   }
 
-  private async refreshTools(slot: Slot, conn: Conn): Promise<void> {
+  async refreshTools(slot: Slot, conn: Conn): Promise<void> {
     if (conn.refreshing) {
       conn.refreshAgain = true;
       return;
@@ -829,7 +504,7 @@ export class PoolCore {
       ms,
     );
     try {
-      return await raceAbort(this.listTools(slot, client, ac.signal), ac.signal);
+      return await raceAbort(listTools(this, slot, client, ac.signal), ac.signal);
     } finally {
       this.clock.clearTimeout(timer);
       conn.abort.signal.removeEventListener('abort', onAbort);
@@ -844,7 +519,7 @@ export class PoolCore {
   }
 
   /** Close one connection: abort its dial, terminate its transport (whole tree). Idempotent, never rejects. */
-  private closeConn(slot: Slot, conn: Conn, reason: CloseReason): Promise<void> {
+  closeConn(slot: Slot, conn: Conn, reason: CloseReason): Promise<void> {
     if (conn.closing) return conn.closing;
     if (!conn.abort.signal.aborted) conn.abort.abort({ kind: 'closed', reason } satisfies DialAbort);
     const handle = conn.handle;
@@ -862,11 +537,11 @@ export class PoolCore {
   }
 
   /** Terminate a handle, bounded in time; never rejects. */
-  private async terminate(handle: TransportHandle): Promise<TerminateResult | undefined> {
+  async terminate(handle: TransportHandle): Promise<TerminateResult | undefined> {
     const p = Promise.resolve()
       .then(() => handle.terminate())
       .catch((err: unknown) => ({ pids: [], survivors: [], forced: false, ms: 0, error: String(err) }));
-    return this.within(p, this.settings.killGraceMs + CLOSE_SLACK_MS);
+    return within(this.clock, p, this.settings.killGraceMs + CLOSE_SLACK_MS);
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
@@ -916,9 +591,8 @@ export class PoolCore {
           if (slot.state.status !== 'reconnecting' || slot.state.generation !== generation) return;
           const next = this.nextGeneration();
           // No room for the connection right now: this attempt fails (and counts).
-          if (!this.makeRoom(slot)) this.blockedGeneration = next;
-          this.dispatch(slot, { type: 'RETRY', generation, next });
-          this.blockedGeneration = undefined;
+          const noRoom = this.makeRoom(slot) ? undefined : this.noRoomError(slot);
+          this.dispatch(slot, { type: 'RETRY', generation, next, noRoom });
         }, delay);
         return;
       }
@@ -936,7 +610,7 @@ export class PoolCore {
 
   /** Idle timeout of the slot, or undefined when it never idles out right now. */
   private idleTimeoutOf(slot: Slot): number | undefined {
-    const lifecycle = slot.server.config.lifecycle ?? 'lazy';
+    const lifecycle = lifecycleOf(slot.server);
     // keep-alive and eager servers stay while someone uses them; unused (released) ones idle out too.
     if (lifecycle !== 'lazy' && slot.users.size > 0) return undefined;
     const ms = slot.server.config.idleTimeoutMs ?? this.settings.idleMs;
@@ -1039,11 +713,11 @@ export class PoolCore {
       );
     }
     const timeoutMs = opts.timeoutMs ?? slot.server.config.callTimeoutMs ?? this.settings.callMs;
-    const signal = new CallSignal();
+    const abort = new AbortController();
     const now = this.clock.now();
     const call: PendingCall = {
       deadline: Number.POSITIVE_INFINITY,
-      abort: signal,
+      abort,
       timedOut: false,
       timeoutMs,
     };
@@ -1054,8 +728,8 @@ export class PoolCore {
       call.idle = { maxAt, maxMs };
       call.deadline = Math.min(call.deadline, maxAt);
     }
-    if (call.deadline !== Number.POSITIVE_INFINITY) this.addDeadline(call);
-    const onUserAbort = userSignal ? () => signal.abort(userSignal.reason) : undefined;
+    if (call.deadline !== Number.POSITIVE_INFINITY) this.deadlines.add(call);
+    const onUserAbort = userSignal ? () => abort.abort(userSignal.reason) : undefined;
     if (onUserAbort) userSignal?.addEventListener('abort', onUserAbort, { once: true });
     slot.inFlight += 1;
     slot.lastUsedAt = now;
@@ -1070,9 +744,13 @@ export class PoolCore {
     };
     const fail = (err: unknown): never => {
       done();
-      throw this.callError(slot, conn, tool, err, call, userSignal?.aborted === true);
+      throw callFailure(name, tool, err, call, userSignal?.aborted === true, {
+        lost: conn.lost,
+        closing: conn.closing !== undefined,
+        transportGone: conn.client?.transport === undefined,
+      });
     };
-    const requestOptions: RequestOptions = { signal: signal.asSignal(), timeout: NO_SDK_TIMEOUT };
+    const requestOptions: RequestOptions = { signal: abort.signal, timeout: NO_SDK_TIMEOUT };
     const onProgress = opts.onProgress;
     if (onProgress) {
       requestOptions.onprogress = (progress) => {
@@ -1101,135 +779,8 @@ export class PoolCore {
     }, fail);
   }
 
-  /**
-   * Call timeouts share one timer per pool, armed for the earliest deadline.
-   * A finished call only leaves the set (no timer operation per call); when
-   * the timer fires it times out what is due and re-arms for the next one.
-   */
-  private addDeadline(call: PendingCall): void {
-    this.deadlines.add(call);
-    if (this.sweepTimer !== undefined && call.deadline >= this.sweepAt) return;
-    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer);
-    this.sweepAt = call.deadline;
-    this.sweepTimer = this.clock.setTimeout(() => this.sweepDeadlines(), call.deadline - this.clock.now());
-  }
-
-  private sweepDeadlines(): void {
-    this.sweepTimer = undefined;
-    const now = this.clock.now();
-    let next = Number.POSITIVE_INFINITY;
-    for (const call of [...this.deadlines]) {
-      if (call.deadline <= now) {
-        this.deadlines.delete(call);
-        call.timedOut = true;
-        call.abort.abort(new Error(`timed out after ${call.timeoutMs} ms`));
-      } else if (call.deadline < next) {
-        next = call.deadline;
-      }
-    }
-    if (next !== Number.POSITIVE_INFINITY && !this.destroyedFlag) {
-      this.sweepAt = next;
-      this.sweepTimer = this.clock.setTimeout(() => this.sweepDeadlines(), next - now);
-    }
-  }
-
   notConnected(slot: Slot, tool: string): McpPoolError {
-    const s = slot.state;
-    const name = slot.server.name;
-    const why =
-      s.status === 'error' && s.error
-        ? ` It failed: ${s.error.message.split('\n')[0]} Use connect("${name}") to retry.`
-        : s.status === 'needs-auth'
-          ? ` Sign in first: authorize("${name}").`
-          : s.status === 'reconnecting'
-            ? ' It is reconnecting; try again shortly.'
-            : s.status === 'connecting'
-              ? ' It is still connecting; await ensureConnected() or connect() first.'
-              : ` Use ensureConnected() or connect("${name}") first.`;
-    return new McpPoolError(
-      'SERVER_NOT_CONNECTED',
-      `Cannot call "${tool}": MCP server "${name}" is ${s.status}.${why}`,
-      { server: name },
-    );
-  }
-
-  private callError(
-    slot: Slot,
-    conn: Conn,
-    tool: string,
-    err: unknown,
-    call: PendingCall,
-    aborted: boolean,
-  ): McpPoolError {
-    const name = slot.server.name;
-    const timeoutMs = call.timeoutMs;
-    if (call.timedOut && call.idle) {
-      const total = call.deadline >= call.idle.maxAt;
-      return new McpPoolError(
-        'CALL_TIMEOUT',
-        total
-          ? `MCP server "${name}" did not finish "${tool}" within ${call.idle.maxMs} ms in all; the call was cancelled. Raise "timeouts.callMaxTotalMs" (or the call's maxTotalMs) if the tool runs longer.`
-          : `MCP server "${name}" reported no progress on "${tool}" for ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow between progress reports.`,
-        { server: name, cause: err },
-      );
-    }
-    if (call.timedOut) {
-      return new McpPoolError(
-        'CALL_TIMEOUT',
-        `MCP server "${name}" did not answer "${tool}" within ${timeoutMs} ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow.`,
-        { server: name, cause: err },
-      );
-    }
-    if (aborted) {
-      return new McpPoolError('CALL_ABORTED', `Call of "${tool}" on MCP server "${name}" was aborted.`, {
-        server: name,
-        cause: err,
-      });
-    }
-    const closed =
-      (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) ||
-      conn.lost !== undefined ||
-      conn.closing !== undefined ||
-      // The pipe to a stdio server broke (it closed its stdin): its loss is reported shortly.
-      (err as { code?: unknown } | undefined)?.code === 'EPIPE' ||
-      // The transport closed and its loss is not reported yet (a stdio exit waits
-      // briefly for the last stderr lines): the SDK answers "Not connected".
-      conn.client?.transport === undefined;
-    if (closed) {
-      const lost = conn.lost;
-      const why = lost
-        ? lost.kind === 'exit'
-          ? `the server process ${lost.message.replace(/^process /, '')}`
-          : lost.message
-        : 'the connection was closed';
-      return new McpPoolError(
-        'CONNECTION_CLOSED',
-        withTail(`Call of "${tool}" on MCP server "${name}" failed: ${why}.`, lost?.stderrTail || undefined),
-        withoutUndefined({
-          server: name,
-          cause: err,
-          exitCode: lost?.exitCode,
-          signal: lost?.signal,
-          stderrTail: lost?.stderrTail || undefined,
-        }),
-      );
-    }
-    if (isResponseTooLarge(err)) {
-      return new McpPoolError(
-        'RESPONSE_TOO_LARGE',
-        `MCP server "${name}" answered "${tool}", but ${err.message.replace(/^MCP error -?\d+:\s*/, '')}. Ask the tool for less (a smaller range or page), or raise limits.maxMessageBytes.`,
-        { server: name, cause: err },
-      );
-    }
-    // The SDK prefixes "MCP error <code>: " on each side of the wire: say it once.
-    const detail =
-      err instanceof McpError
-        ? `MCP error ${err.code}: ${err.message.replace(/^(?:MCP error -?\d+:\s*)+/, '')}`
-        : errText(err);
-    return new McpPoolError('SERVER_ERROR', `MCP server "${name}" failed "${tool}": ${detail}`, {
-      server: name,
-      cause: err,
-    });
+    return notConnectedError(slot.server.name, slot.state, tool);
   }
 
   // ---------------------------------------------------------------- client features
@@ -1313,10 +864,7 @@ export class PoolCore {
         this.clearIdle(slot);
         this.clearRetry(slot);
       }
-      if (this.sweepTimer !== undefined) {
-        this.clock.clearTimeout(this.sweepTimer);
-        this.sweepTimer = undefined;
-      }
+      this.deadlines.stop();
       this.notify();
     })();
     return this.destroying;

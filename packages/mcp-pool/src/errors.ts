@@ -47,7 +47,9 @@ export type PoolErrorCode =
    */
   | 'AUTH_REQUIRED'
   /** An option given to the pool is not valid (e.g. `lease()` on a pool that is not shared). */
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  /** A method was called in a state that does not allow it (a programming error, e.g. a transport started twice). */
+  | 'INVALID_STATE';
 
 /**
  * The one error class of this package. `code` is stable; `message` says
@@ -86,7 +88,13 @@ export class McpPoolError extends Error {
   }
 }
 
-/** True when `err` is a {@link McpPoolError}, optionally with the given code. */
+/**
+ * True when `err` is a {@link McpPoolError}, optionally with the given code.
+ * Checks `name` and `code`, not `instanceof`: an error thrown by another
+ * installed copy of this package is recognised too.
+ */
 export function isMcpPoolError(err: unknown, code?: PoolErrorCode): err is McpPoolError {
-  return err instanceof McpPoolError && (code === undefined || err.code === code);
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: unknown; code?: unknown };
+  return e.name === 'McpPoolError' && typeof e.code === 'string' && (code === undefined || e.code === code);
 }

@@ -1,6 +1,7 @@
+// Every export here is public API: add one only when a consumer needs it; tests import `../src/<module>`.
 /**
- * @wave/mcp-pool: the MCP connection state machine. Lazy dialing, reconnect
- * with backoff, crash detection, whole-tree teardown, no orphan processes.
+ * @wave/mcp-pool: the MCP connection pool. Lazy dialing, reconnect with
+ * backoff, crash detection, whole-tree teardown, no orphan processes.
  * @packageDocumentation
  */
 export type { HttpAuth } from './auth/http-auth';
@@ -10,13 +11,7 @@ export {
   type AuthorizeOptions,
   type PoolOAuthOptions,
 } from './auth/manager';
-export {
-  backoffDelay,
-  DEFAULT_RECONNECT,
-  type ReconnectOptions,
-  type ResolvedReconnectOptions,
-  resolveReconnectOptions,
-} from './backoff';
+export { DEFAULT_RECONNECT, type ReconnectOptions } from './backoff';
 export type {
   ClientFeatureOverrides,
   ClientFeatures,
@@ -29,35 +24,20 @@ export type {
   ServerLogEntry,
 } from './client-features';
 export { type Clock, systemClock } from './clock';
-export type { CallOptions } from './core';
 export { isMcpPoolError, McpPoolError, type PoolErrorCode } from './errors';
-export { assertDialable, defaultTransportFactory, KNOWN_TRANSPORTS, stdioEnvironment } from './factory';
-export { type HttpHandleOptions, httpHandle } from './http-transport';
-export {
-  type CloseReason,
-  type DialMode,
-  initialState,
-  type MachineEffect,
-  type MachineEvent,
-  type MachineOptions,
-  type MachineState,
-  type ServerErrorInfo,
-  type ServerStatus,
-  transition,
-} from './machine';
+export { defaultTransportFactory } from './factory';
+export type { ServerErrorInfo, ServerStatus } from './machine';
 export type { McpPoolOptions, PoolLimits, PoolTimeouts } from './options';
 export {
   type CallToolOptions,
   type EnsureConnectedOptions,
   McpPool,
   type McpPoolApi,
-  McpPoolLease,
+  type McpPoolLease,
   type PoolSnapshot,
   type ServerRecord,
 } from './pool';
 export type { ServerRequestOptions } from './resources';
-export { TailBuffer } from './ring-buffer';
-export { stdioHandle, type TrackedStdioOptions, TrackedStdioTransport } from './stdio-transport';
 export type {
   TerminateResult,
   TransportContext,

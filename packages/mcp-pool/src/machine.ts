@@ -69,6 +69,12 @@ export interface MachineState {
    */
   streak?: number;
   error?: ServerErrorInfo | undefined;
+  /**
+   * The connection of `generation` was lost while its dial was still running
+   * (e.g. the http event stream failed during `tools/list`): applied as soon
+   * as the dial succeeds, so the loss is never missed.
+   */
+  lostWhileDialing?: { generation: number; error: ServerErrorInfo; recoverable: boolean } | undefined;
   tools: readonly Tool[];
   /** Tools the server listed beyond the per-server limit. */
   toolsDropped: number;
@@ -85,8 +91,12 @@ export type CloseReason = 'manual' | 'idle' | 'evicted' | 'lost' | 'failed' | 's
 
 /** Inputs of the state machine. */
 export type MachineEvent =
-  /** Start a dial using `generation` (a number larger than any used before). */
-  | { type: 'DIAL'; mode: DialMode; generation: number }
+  /**
+   * Start a dial using `generation` (a number larger than any used before).
+   * `noRoom`: the connection limit leaves no room, so the dial fails at once
+   * with this error and nothing is started.
+   */
+  | { type: 'DIAL'; mode: DialMode; generation: number; noRoom?: ServerErrorInfo | undefined }
   | {
       type: 'DIAL_OK';
       generation: number;
@@ -106,8 +116,8 @@ export type MachineEvent =
   | { type: 'PID'; generation: number; pid: number }
   /** The transport ended without being asked to: process exit (not recoverable) or http/sse drop (recoverable). */
   | { type: 'LOST'; generation: number; error: ServerErrorInfo; recoverable: boolean }
-  /** A backoff wait for `generation` ended: dial again with `next`. */
-  | { type: 'RETRY'; generation: number; next: number }
+  /** A backoff wait for `generation` ended: dial again with `next` (`noRoom`: as for `DIAL`; the attempt counts). */
+  | { type: 'RETRY'; generation: number; next: number; noRoom?: ServerErrorInfo | undefined }
   | { type: 'TOOLS'; generation: number; tools: readonly Tool[]; toolsDropped: number }
   /** The server refused our OAuth credentials (no refresh helped): stop, wait for a sign-in. */
   | { type: 'NEEDS_AUTH'; generation: number; error: ServerErrorInfo }
@@ -150,7 +160,28 @@ const same = (s: MachineState): Result => [s, []];
 
 /** Fields that only make sense while a connection is up. */
 function down(s: MachineState): MachineState {
-  return { ...s, tools: [], toolsDropped: 0, instructions: undefined, pid: undefined, attempt: 0, streak: 0 };
+  return {
+    ...s,
+    tools: [],
+    toolsDropped: 0,
+    instructions: undefined,
+    pid: undefined,
+    attempt: 0,
+    streak: 0,
+    lostWhileDialing: undefined,
+  };
+}
+
+/** A dial of `generation` that failed before it started: its `dial` effect dropped, then `DIAL_FAIL`. */
+function failAtOnce(
+  started: Result,
+  generation: number,
+  error: ServerErrorInfo,
+  opts: MachineOptions,
+): Result {
+  const [next, effects] = started;
+  const [failed, more] = transition(next, { type: 'DIAL_FAIL', generation, error }, opts);
+  return [failed, [...effects.filter((e) => e.type !== 'dial'), ...more]];
 }
 
 /**
@@ -164,6 +195,11 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
   const s = state;
   switch (event.type) {
     case 'DIAL': {
+      if (event.noRoom) {
+        const started = transition(s, { type: 'DIAL', mode: event.mode, generation: event.generation }, opts);
+        if (started[0] === s) return started;
+        return failAtOnce(started, event.generation, event.noRoom, opts);
+      }
       if (event.generation <= s.generation) return same(s);
       if (s.status === 'connected' || s.status === 'connecting') return same(s);
       if (event.mode === 'auto' && (s.dialed || s.status !== 'disconnected')) return same(s);
@@ -184,6 +220,7 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           streak: 0,
           error: undefined,
           pid: undefined,
+          lostWhileDialing: undefined,
         },
         effects,
       ];
@@ -195,7 +232,8 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
         // Nobody wants this connection any more (disconnect, destroy, newer dial): close it at once.
         return [s, [{ type: 'close', generation: event.generation, reason: 'stale' }]];
       }
-      return [
+      const lost = s.lostWhileDialing;
+      const connected: Result = [
         {
           ...s,
           status: 'connected',
@@ -208,9 +246,18 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           instructions: event.instructions,
           pid: event.pid,
           lastConnectedAt: event.at,
+          lostWhileDialing: undefined,
         },
         [],
       ];
+      if (lost?.generation !== event.generation) return connected;
+      // Lost while dialing: connected, then lost at once (the loss dated now, as if it came next).
+      const error = { ...lost.error, at: event.at };
+      return transition(
+        connected[0],
+        { type: 'LOST', generation: event.generation, error, recoverable: lost.recoverable },
+        opts,
+      );
     }
 
     case 'DIAL_FAIL': {
@@ -262,7 +309,14 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
     }
 
     case 'LOST': {
-      if (event.generation !== s.generation || s.status !== 'connected') return same(s);
+      if (event.generation !== s.generation) return same(s);
+      if (s.status === 'connecting' || s.status === 'reconnecting') {
+        // The dial of this generation is still running: remember the loss for its DIAL_OK.
+        if (s.lostWhileDialing?.generation === event.generation) return same(s);
+        const { error, recoverable } = event;
+        return [{ ...s, lostWhileDialing: { generation: event.generation, error, recoverable } }, []];
+      }
+      if (s.status !== 'connected') return same(s);
       if (event.recoverable && opts.maxReconnectAttempts > 0) {
         const streak = s.streak ?? 0;
         const upFor = event.error.at - (s.lastConnectedAt ?? Number.NEGATIVE_INFINITY);
@@ -296,7 +350,11 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
     case 'RETRY': {
       if (event.generation !== s.generation || s.status !== 'reconnecting') return same(s);
       if (event.next <= s.generation) return same(s);
-      return [{ ...s, generation: event.next, pid: undefined }, [{ type: 'dial', generation: event.next }]];
+      const started: Result = [
+        { ...s, generation: event.next, pid: undefined, lostWhileDialing: undefined },
+        [{ type: 'dial', generation: event.next }],
+      ];
+      return event.noRoom ? failAtOnce(started, event.next, event.noRoom, opts) : started;
     }
 
     case 'NEEDS_AUTH': {

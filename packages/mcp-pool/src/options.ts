@@ -1,5 +1,5 @@
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
-import type { ResolvedServer } from '@wave/mcp-config';
+import type { Lifecycle, ResolvedServer } from '@wave/mcp-config';
 import type { PoolOAuthOptions } from './auth/manager';
 import type { ReconnectOptions } from './backoff';
 import type {
@@ -11,6 +11,31 @@ import type {
 import type { Clock } from './clock';
 import type { TransportFactory } from './transport';
 import type { PoolWarning } from './warnings';
+
+/**
+ * The pool's defaults, written once: every file that needs one reads it here
+ * (the `@default` tags of the options below state the same values).
+ */
+export const POOL_DEFAULTS = {
+  /** A server without `lifecycle` is dialed on first use and closed when idle. */
+  lifecycle: 'lazy' satisfies Lifecycle as Lifecycle,
+  clientInfo: { name: 'wave-mcp-pool', version: '0.1.0' },
+  maxToolsPerServer: 64,
+  maxConnections: 16,
+  connectMs: 30_000,
+  callMs: 600_000,
+  callMaxTotalMs: 3_600_000,
+  logsPerServer: 100,
+  idleMs: 600_000,
+  killGraceMs: 2_000,
+  stderrBytes: 16_384,
+  maxMessageBytes: 10 * 1024 * 1024,
+} as const;
+
+/** A server's lifecycle, the default applied. */
+export function lifecycleOf(server: ResolvedServer): Lifecycle {
+  return server.config.lifecycle ?? POOL_DEFAULTS.lifecycle;
+}
 
 /** Hard limits of a pool. */
 export interface PoolLimits {
@@ -146,17 +171,18 @@ function num(v: number | undefined, d: number, min: number): number {
 }
 
 export function resolveSettings(o: McpPoolOptions): ResolvedPoolSettings {
+  const d = POOL_DEFAULTS;
   return {
-    clientInfo: o.clientInfo ?? { name: 'wave-mcp-pool', version: '0.1.0' },
-    maxToolsPerServer: Math.floor(num(o.limits?.maxToolsPerServer, 64, 0)),
-    maxConnections: Math.floor(num(o.limits?.maxConnections, 16, 1)),
-    connectMs: num(o.timeouts?.connectMs, 30_000, 1),
-    callMs: num(o.timeouts?.callMs, 600_000, 1),
-    callMaxTotalMs: num(o.timeouts?.callMaxTotalMs, 3_600_000, 1),
-    logsPerServer: Math.floor(num(o.limits?.logsPerServer, 100, 0)),
-    idleMs: num(o.timeouts?.idleMs, 600_000, 0),
-    killGraceMs: num(o.timeouts?.killGraceMs, 2_000, 0),
-    stderrBytes: Math.floor(num(o.stderrBytes, 16_384, 256)),
-    maxMessageBytes: Math.floor(num(o.limits?.maxMessageBytes, 10 * 1024 * 1024, 1024)),
+    clientInfo: o.clientInfo ?? { ...d.clientInfo },
+    maxToolsPerServer: Math.floor(num(o.limits?.maxToolsPerServer, d.maxToolsPerServer, 0)),
+    maxConnections: Math.floor(num(o.limits?.maxConnections, d.maxConnections, 1)),
+    connectMs: num(o.timeouts?.connectMs, d.connectMs, 1),
+    callMs: num(o.timeouts?.callMs, d.callMs, 1),
+    callMaxTotalMs: num(o.timeouts?.callMaxTotalMs, d.callMaxTotalMs, 1),
+    logsPerServer: Math.floor(num(o.limits?.logsPerServer, d.logsPerServer, 0)),
+    idleMs: num(o.timeouts?.idleMs, d.idleMs, 0),
+    killGraceMs: num(o.timeouts?.killGraceMs, d.killGraceMs, 0),
+    stderrBytes: Math.floor(num(o.stderrBytes, d.stderrBytes, 256)),
+    maxMessageBytes: Math.floor(num(o.limits?.maxMessageBytes, d.maxMessageBytes, 1024)),
   };
 }

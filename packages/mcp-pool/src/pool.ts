@@ -8,13 +8,15 @@ import type {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigSource, Lifecycle, ResolvedServer } from '@wave/mcp-config';
+import type { KillResult } from '@wave/proc-reaper';
 import type { AuthorizeOptions } from './auth/manager';
 import { needsAuthError } from './auth/status';
+import type { CallOptions } from './calls';
 import type { ListChangedEvent, ServerLogEntry } from './client-features';
-import { type CallOptions, PoolCore, type ServerEvent, type Slot } from './core';
+import { PoolCore, type ServerEvent, type Slot } from './core';
 import { McpPoolError } from './errors';
 import type { ServerErrorInfo, ServerStatus } from './machine';
-import type { McpPoolOptions } from './options';
+import { lifecycleOf, type McpPoolOptions } from './options';
 import type { ServerRequestOptions } from './resources';
 import * as requests from './resources';
 
@@ -156,8 +158,25 @@ function unknownServer(name: string, known: Iterable<string>): McpPoolError {
   );
 }
 
-/** Shared implementation of the pool's own view and of leases. */
-abstract class PoolView implements McpPoolApi {
+/**
+ * A per-agent view of a shared {@link McpPool}: the same API, its own server
+ * list, its own manual-disconnect flags. `destroy()` releases the lease: it
+ * never kills a connection another lease uses; a connection nobody uses any
+ * more closes once idle.
+ */
+export interface McpPoolLease extends McpPoolApi, AsyncDisposable {
+  /** The agent this lease belongs to (for diagnostics). */
+  readonly agentId: string;
+  /** True once released (or once the shared pool behind it was destroyed). */
+  readonly destroyed: boolean;
+  /** Release the lease. Idempotent. */
+  destroy(): Promise<void>;
+  /** Same as `destroy()`, for `await using lease = pool.lease(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Shared implementation of the pool's own view and of leases (internal: never in the public types). */
+class PoolView implements McpPoolLease {
   protected readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(snapshot: PoolSnapshot) => void>();
   private versionCounter = 0;
@@ -168,10 +187,12 @@ abstract class PoolView implements McpPoolApi {
   private readonly listListeners = new Set<(event: ListChangedEvent) => void>();
   private readonly unsubscribeServerEvents: () => void;
 
-  protected constructor(
-    protected readonly core: PoolCore,
+  constructor(
+    private readonly core: PoolCore,
     private readonly viewId: string,
     servers: readonly ResolvedServer[],
+    /** The agent this view belongs to (for diagnostics; `''` for a pool's own view). */
+    readonly agentId: string,
   ) {
     // Duplicate names: the later definition wins (as in config merging), at the first one's position.
     const byName = new Map<string, ResolvedServer>();
@@ -214,7 +235,7 @@ abstract class PoolView implements McpPoolApi {
     return e ? this.record(e) : undefined;
   }
 
-  protected record(e: Entry): ServerRecord {
+  private record(e: Entry): ServerRecord {
     const s = e.slot.state;
     const server = e.server;
     const r: ServerRecord = {
@@ -225,7 +246,7 @@ abstract class PoolView implements McpPoolApi {
       tools: [],
       toolsDropped: 0,
       generation: s.generation,
-      lifecycle: server.config.lifecycle ?? 'lazy',
+      lifecycle: lifecycleOf(server),
       fingerprint: server.fingerprint,
       manuallyDisconnected: e.manual,
     };
@@ -289,7 +310,7 @@ abstract class PoolView implements McpPoolApi {
   warm(): void {
     if (this.destroyed) return;
     for (const e of this.entries.values()) {
-      if (e.manual || (e.server.config.lifecycle ?? 'lazy') !== 'eager') continue;
+      if (e.manual || lifecycleOf(e.server) !== 'eager') continue;
       const st = e.slot.state;
       if (st.status === 'disconnected' && !st.dialed) {
         this.core.use(e.token, e.slot);
@@ -534,8 +555,8 @@ abstract class PoolView implements McpPoolApi {
     await Promise.all(closes);
   }
 
-  /** Give every slot back (close what nobody else uses, after idle). */
-  protected async release(): Promise<void> {
+  /** Give every slot back (close what nobody else uses, after idle). Idempotent. */
+  async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
     // Stop following the core (a long-lived shared pool must not keep released views alive),
@@ -549,7 +570,14 @@ abstract class PoolView implements McpPoolApi {
     await Promise.all(closes);
   }
 
-  abstract destroy(): Promise<void>;
+  /** Release the view (a lease's `destroy()`). */
+  destroy(): Promise<void> {
+    return this.release();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.destroy();
+  }
 
   onChange(listener: (snapshot: PoolSnapshot) => void): () => void {
     this.listeners.add(listener);
@@ -573,30 +601,6 @@ abstract class PoolView implements McpPoolApi {
 }
 
 /**
- * A per-agent view of a shared {@link McpPool}: the same API, its own server
- * list, its own manual-disconnect flags. `destroy()` releases the lease: it
- * never kills a connection another lease uses; a connection nobody uses any
- * more closes once idle.
- */
-export class McpPoolLease extends PoolView {
-  /** @internal Use {@link McpPool.lease}. */
-  constructor(
-    core: PoolCore,
-    /** The agent this lease belongs to (for diagnostics). */
-    readonly agentId: string,
-    viewId: string,
-    servers: readonly ResolvedServer[],
-  ) {
-    super(core, viewId, servers);
-  }
-
-  /** Release the lease. Idempotent. */
-  destroy(): Promise<void> {
-    return this.release();
-  }
-}
-
-/**
  * Owns the MCP connections of one agent (or, with `shared: true`, of a whole
  * host process, through {@link McpPool.lease}). Creating it spawns nothing.
  *
@@ -608,12 +612,15 @@ export class McpPoolLease extends PoolView {
  * await pool.destroy();                       // every process tree is gone
  * ```
  */
-export class McpPool extends PoolView {
-  private leaseCounter = 0;
+export class McpPool implements McpPoolApi, AsyncDisposable {
+  readonly #core: PoolCore;
+  readonly #view: PoolView;
+  #leaseCounter = 0;
 
   /** Same as {@link McpPool.create}; starts no work. */
   constructor(opts: McpPoolOptions = {}) {
-    super(new PoolCore(opts), 'pool', opts.servers ?? []);
+    this.#core = new PoolCore(opts);
+    this.#view = new PoolView(this.#core, 'pool', opts.servers ?? [], '');
   }
 
   /** Create a pool. Spawns nothing, dials nothing, arms no timer. */
@@ -623,7 +630,16 @@ export class McpPool extends PoolView {
 
   /** True when created with `shared: true`. */
   get shared(): boolean {
-    return this.core.shared;
+    return this.#core.shared;
+  }
+
+  /** True once `destroy()` was called. */
+  get destroyed(): boolean {
+    return this.#view.destroyed;
+  }
+
+  get version(): number {
+    return this.#view.version;
   }
 
   /**
@@ -632,13 +648,13 @@ export class McpPool extends PoolView {
    * by itself on its first dial (unless `sweepOnStart: false`); a call while
    * a sweep runs shares it. Never rejects (failures go to `onWarning`).
    */
-  sweepLedgers(): ReturnType<PoolCore['sweepLedgers']> {
-    return this.core.sweepLedgers();
+  sweepLedgers(): Promise<KillResult[]> {
+    return this.#core.sweepLedgers();
   }
 
   /** Connections currently connecting, connected or reconnecting. */
   get liveConnections(): number {
-    return this.core.liveCount();
+    return this.#core.liveCount();
   }
 
   /**
@@ -647,7 +663,7 @@ export class McpPool extends PoolView {
    * when the pool is not shared, `POOL_DESTROYED` after `destroy()`.
    */
   lease(agentId: string, servers: readonly ResolvedServer[]): McpPoolLease {
-    if (!this.core.shared) {
+    if (!this.#core.shared) {
       throw new McpPoolError(
         'INVALID_ARGUMENT',
         'lease() needs a shared pool: create it with McpPool.create({ shared: true }).',
@@ -655,8 +671,8 @@ export class McpPool extends PoolView {
     }
     if (this.destroyed)
       throw new McpPoolError('POOL_DESTROYED', 'The MCP pool was destroyed; cannot lease it.');
-    this.leaseCounter += 1;
-    return new McpPoolLease(this.core, agentId, `lease:${this.leaseCounter}:${agentId}`, servers);
+    this.#leaseCounter += 1;
+    return new PoolView(this.#core, `lease:${this.#leaseCounter}:${agentId}`, servers, agentId);
   }
 
   /**
@@ -665,7 +681,86 @@ export class McpPool extends PoolView {
    * Idempotent; never rejects. Leases of a shared pool become destroyed too.
    */
   async destroy(): Promise<void> {
-    await this.core.destroy();
-    await this.release();
+    await this.#core.destroy();
+    await this.#view.release();
+  }
+
+  /** Same as `destroy()`, for `await using pool = McpPool.create(...)`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.destroy();
+  }
+
+  list(): ServerRecord[] {
+    return this.#view.list();
+  }
+  get(name: string): ServerRecord | undefined {
+    return this.#view.get(name);
+  }
+  ensureConnected(opts?: EnsureConnectedOptions): Promise<void> {
+    return this.#view.ensureConnected(opts);
+  }
+  hasPendingDials(): boolean {
+    return this.#view.hasPendingDials();
+  }
+  warm(): void {
+    this.#view.warm();
+  }
+  connect(name: string): Promise<ServerRecord> {
+    return this.#view.connect(name);
+  }
+  disconnect(name: string): Promise<ServerRecord> {
+    return this.#view.disconnect(name);
+  }
+  authorize(name: string, opts: AuthorizeOptions): Promise<ServerRecord> {
+    return this.#view.authorize(name, opts);
+  }
+  logout(name: string): Promise<ServerRecord> {
+    return this.#view.logout(name);
+  }
+  callTool(
+    server: string,
+    tool: string,
+    args?: Record<string, unknown>,
+    opts?: CallToolOptions,
+  ): Promise<CallToolResult> {
+    return this.#view.callTool(server, tool, args, opts);
+  }
+  update(servers: readonly ResolvedServer[]): Promise<void> {
+    return this.#view.update(servers);
+  }
+  onChange(listener: (snapshot: PoolSnapshot) => void): () => void {
+    return this.#view.onChange(listener);
+  }
+  listResources(server: string, opts?: ServerRequestOptions): Promise<Resource[]> {
+    return this.#view.listResources(server, opts);
+  }
+  listResourceTemplates(server: string, opts?: ServerRequestOptions): Promise<ResourceTemplate[]> {
+    return this.#view.listResourceTemplates(server, opts);
+  }
+  readResource(server: string, uri: string, opts?: ServerRequestOptions): Promise<ReadResourceResult> {
+    return this.#view.readResource(server, uri, opts);
+  }
+  listPrompts(server: string, opts?: ServerRequestOptions): Promise<Prompt[]> {
+    return this.#view.listPrompts(server, opts);
+  }
+  getPrompt(
+    server: string,
+    name: string,
+    args?: Record<string, string>,
+    opts?: ServerRequestOptions,
+  ): Promise<GetPromptResult> {
+    return this.#view.getPrompt(server, name, args, opts);
+  }
+  logs(server: string): ServerLogEntry[] {
+    return this.#view.logs(server);
+  }
+  onLog(listener: (entry: ServerLogEntry) => void): () => void {
+    return this.#view.onLog(listener);
+  }
+  onListChanged(listener: (event: ListChangedEvent) => void): () => void {
+    return this.#view.onListChanged(listener);
+  }
+  sendRootsListChanged(): Promise<void> {
+    return this.#view.sendRootsListChanged();
   }
 }

@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Ledger, spawnTracked, type TrackedProcess } from '@wave/proc-reaper';
 import { type Clock, systemClock } from './clock';
 import { McpPoolError } from './errors';
+import { POOL_DEFAULTS } from './options';
 import { oversizeLineReply } from './oversize-line';
 import { TailBuffer } from './ring-buffer';
 import type { TerminateResult, TransportDiagnostics, TransportHandle, TransportLoss } from './transport';
@@ -103,7 +104,7 @@ export class TrackedStdioTransport implements Transport {
   private readonly clock: Clock;
 
   constructor(private readonly opts: TrackedStdioOptions) {
-    this.stderr = new TailBuffer(opts.stderrBytes ?? 16_384);
+    this.stderr = new TailBuffer(opts.stderrBytes ?? POOL_DEFAULTS.stderrBytes);
     this.clock = opts.clock ?? systemClock();
   }
 
@@ -114,7 +115,13 @@ export class TrackedStdioTransport implements Transport {
 
   /** Spawn the process. Resolves once it is running; rejects with `SPAWN_FAILED`. */
   async start(): Promise<void> {
-    if (this.started) throw new Error('TrackedStdioTransport already started');
+    if (this.started) {
+      throw new McpPoolError(
+        'INVALID_STATE',
+        'TrackedStdioTransport.start() was called twice; create a new transport for each connection.',
+        this.opts.serverName === undefined ? {} : { server: this.opts.serverName },
+      );
+    }
     this.started = true;
     const name = this.opts.serverName ?? this.opts.command;
     if (this.opts.cwd !== undefined) {
@@ -260,7 +267,7 @@ export class TrackedStdioTransport implements Transport {
         // ignore: the pipe may be gone already
       }
       try {
-        const r = await tracked.kill({ graceMs: this.opts.killGraceMs ?? 2_000 });
+        const r = await tracked.kill({ graceMs: this.opts.killGraceMs ?? POOL_DEFAULTS.killGraceMs });
         if (r.survivors.length === 0) await this.opts.ledger?.release(tracked).catch(this.opts.onLedgerError);
         return { pids: r.pids, survivors: r.survivors, forced: r.forced, ms: r.ms };
       } catch (err) {
@@ -331,7 +338,7 @@ export class TrackedStdioTransport implements Transport {
 
   private onStdout(chunk: Buffer): void {
     if (this.closing) return;
-    const max = this.opts.maxLineBytes ?? 10 * 1024 * 1024;
+    const max = this.opts.maxLineBytes ?? POOL_DEFAULTS.maxMessageBytes;
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);

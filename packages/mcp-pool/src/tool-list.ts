@@ -126,7 +126,7 @@ export async function listToolsLeniently(
  * compiled keeps its place without output validation.
  */
 function cacheToolMetadata(client: Client, checked: CheckedTools): void {
-  // Private in the SDK's types (1.32.2, pinned exactly); what its listTools() calls.
+  // Private in the SDK's types; what its listTools() calls (skipped when a version lacks it).
   const cache = (
     client as unknown as { cacheToolMetadata?: (tools: Tool[]) => void }
   ).cacheToolMetadata?.bind(client);

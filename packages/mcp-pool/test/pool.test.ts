@@ -20,7 +20,16 @@ async function rejection(p: Promise<unknown>): Promise<McpPoolError> {
   throw new Error('expected a rejection');
 }
 
-describe('creation', () => {
+/** Settle within `ms` of real time, or fail fast (instead of hanging until the test timeout). */
+function bounded<T>(p: Promise<T>, ms = 2_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const fail = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, fail]).finally(() => clearTimeout(timer));
+}
+
+describe('creation: a pool starts no work', () => {
   it('a pool of 32 servers spawns nothing, arms no timer, lists all disconnected', () => {
     const servers = Array.from({ length: 32 }, (_, i) => server(`s${i}`));
     const { pool, clock, fake } = setup(servers);
@@ -49,9 +58,15 @@ describe('creation', () => {
     await pool.destroy();
     expect(clock.pending()).toBe(0);
   });
+
+  it('duplicate names: the later definition wins, at the first position', () => {
+    const { pool } = setup([server('a'), server('b'), server('a', { args: ['v2'] })]);
+    expect(pool.list().map((r) => r.name)).toEqual(['a', 'b']);
+    expect(pool.get('a')?.fingerprint).toBe(server('a', { args: ['v2'] }).fingerprint);
+  });
 });
 
-describe('ensureConnected', () => {
+describe('ensureConnected: dials what is due, in parallel', () => {
   it('dials every pending server in parallel and gives them their tools and instructions', async () => {
     const gates = [deferred(), deferred(), deferred()];
     const { pool, fake } = setup([server('a'), server('b'), server('c')], {
@@ -184,7 +199,63 @@ describe('ensureConnected', () => {
   });
 });
 
-describe('manual connect / disconnect', () => {
+describe('dialing: connect timeouts and misbehaving transport factories', () => {
+  it('connect timeout -> error CONNECT_TIMEOUT, connection killed', async () => {
+    const { pool, fake, clock } = setup(
+      [server('a', { connectTimeoutMs: 500 })],
+      { a: { holdInit: new Promise(() => {}) } },
+      {},
+    );
+    const ensure = pool.ensureConnected();
+    await clock.advance(499);
+    expect(pool.get('a')?.status).toBe('connecting');
+    await clock.advance(1);
+    await ensure;
+    const rec = pool.get('a');
+    expect(rec?.status).toBe('error');
+    expect(rec?.error?.code).toBe('CONNECT_TIMEOUT');
+    expect(rec?.error?.message).toContain('500 ms');
+    expect(fake.last('a')?.terminated).toBe(true);
+  });
+
+  it('pool-wide connect timeout applies when the server has none', async () => {
+    const { pool, clock } = setup(
+      [server('a')],
+      { a: { holdInit: new Promise(() => {}) } },
+      { timeouts: { connectMs: 50 } },
+    );
+    const ensure = pool.ensureConnected();
+    await clock.advance(50);
+    await ensure;
+    expect(pool.get('a')?.error?.code).toBe('CONNECT_TIMEOUT');
+  });
+
+  it('a factory that never answers is abandoned at the connect timeout; destroy still settles', async () => {
+    const { pool, clock } = setup([server('a', { connectTimeoutMs: 100 })], {
+      a: { gate: new Promise(() => {}) },
+    });
+    const p = pool.ensureConnected();
+    await clock.advance(100);
+    await p;
+    expect(pool.get('a')?.error?.code).toBe('CONNECT_TIMEOUT');
+  });
+
+  it('a handle that arrives after the dial was abandoned is terminated', async () => {
+    const gate = deferred();
+    const { pool, clock, fake } = setup([server('a', { connectTimeoutMs: 100 })], {
+      a: { gate: gate.promise },
+    });
+    const p = pool.ensureConnected();
+    await clock.advance(100);
+    await p;
+    gate.resolve();
+    await flush();
+    expect(fake.handles).toHaveLength(1);
+    expect(fake.handles[0]?.terminated).toBe(true);
+  });
+});
+
+describe('connect / disconnect by hand', () => {
   it('disconnect kills the connection, sticks against ensureConnected, connect undoes it', async () => {
     const { pool, fake } = setup([server('a')]);
     await pool.ensureConnected();
@@ -275,6 +346,58 @@ describe('manual connect / disconnect', () => {
     expect(clock.delays()).toEqual([600_000]);
     expect(fake.dialed).toEqual(['h', 'h']);
   });
+
+  it('two concurrent connect() calls share one dial', async () => {
+    const gate = deferred();
+    const { pool, fake } = setup([server('a')], { a: { gate: gate.promise } });
+    const [p1, p2] = [pool.connect('a'), pool.connect('a')];
+    await flush();
+    gate.resolve();
+    const [r1, r2] = await Promise.all([p1, p2]);
+    expect([r1.status, r2.status]).toEqual(['connected', 'connected']);
+    expect(fake.dialed).toEqual(['a']);
+    expect(fake.open()).toHaveLength(1);
+  });
+
+  it('connect() while disconnect() is still killing: the old connection dies, one new one lives', async () => {
+    const { pool, fake } = setup([server('a')]);
+    await pool.connect('a');
+    const old = fake.last('a')!;
+    const slowKill = deferred();
+    old.terminate = () => {
+      old.terminated = true;
+      return slowKill.promise.then(() => ({ pids: [], survivors: [], forced: false, ms: 0 }));
+    };
+    const disconnecting = pool.disconnect('a');
+    const connecting = pool.connect('a');
+    await flush();
+    slowKill.resolve();
+    await Promise.all([disconnecting, connecting]);
+    expect(pool.get('a')).toMatchObject({ status: 'connected', manuallyDisconnected: false });
+    expect(old.terminated).toBe(true);
+    expect(fake.open()).toHaveLength(1);
+    expect(fake.open()[0]).not.toBe(old);
+  });
+
+  it('disconnect() then connect() during a reconnect retry dial: the stale retry result is closed', async () => {
+    const gate = deferred();
+    const { pool, fake, clock } = setup([server('h', { url: 'http://127.0.0.1:9/mcp' })], {
+      h: { kind: 'http' },
+    });
+    await pool.ensureConnected();
+    fake.behaviors.h = { kind: 'http', gate: gate.promise };
+    fake.last('h')!.lose();
+    await clock.advance(clock.delays()[0] ?? 0);
+    expect(fake.dialed).toHaveLength(2);
+    await pool.disconnect('h');
+    fake.behaviors.h = { kind: 'http' };
+    const rec = await pool.connect('h');
+    expect(rec.status).toBe('connected');
+    gate.resolve();
+    await flush();
+    expect(fake.open()).toHaveLength(1);
+    expect(pool.get('h')).toMatchObject({ status: 'connected', generation: rec.generation });
+  });
 });
 
 describe('destroy', () => {
@@ -332,39 +455,7 @@ describe('destroy', () => {
   });
 });
 
-describe('timeouts', () => {
-  it('connect timeout -> error CONNECT_TIMEOUT, connection killed', async () => {
-    const { pool, fake, clock } = setup(
-      [server('a', { connectTimeoutMs: 500 })],
-      { a: { holdInit: new Promise(() => {}) } },
-      {},
-    );
-    const ensure = pool.ensureConnected();
-    await clock.advance(499);
-    expect(pool.get('a')?.status).toBe('connecting');
-    await clock.advance(1);
-    await ensure;
-    const rec = pool.get('a');
-    expect(rec?.status).toBe('error');
-    expect(rec?.error?.code).toBe('CONNECT_TIMEOUT');
-    expect(rec?.error?.message).toContain('500 ms');
-    expect(fake.last('a')?.terminated).toBe(true);
-  });
-
-  it('pool-wide connect timeout applies when the server has none', async () => {
-    const { pool, clock } = setup(
-      [server('a')],
-      { a: { holdInit: new Promise(() => {}) } },
-      { timeouts: { connectMs: 50 } },
-    );
-    const ensure = pool.ensureConnected();
-    await clock.advance(50);
-    await ensure;
-    expect(pool.get('a')?.error?.code).toBe('CONNECT_TIMEOUT');
-  });
-});
-
-describe('callTool', () => {
+describe('callTool: results, errors, progress', () => {
   it('calls the tool and returns its result', async () => {
     const { pool } = setup([server('a')]);
     await pool.ensureConnected();
@@ -464,9 +555,84 @@ describe('callTool', () => {
     await p;
     expect(seen).toEqual([{ progress: 1, total: 2, message: 'half way' }]);
   });
+
+  it('a call after the transport closed (loss not reported yet) is CONNECTION_CLOSED, not SERVER_ERROR', async () => {
+    const { pool, fake } = setup([server('a')]);
+    await pool.ensureConnected();
+    const pending = rejection(pool.callTool('a', 'wait'));
+    await flush();
+    fake.last('a')!.closeWithoutLoss();
+    expect((await pending).code).toBe('CONNECTION_CLOSED');
+    const e = await rejection(pool.callTool('a', 'echo', { text: 'x' }));
+    expect(e.code).toBe('CONNECTION_CLOSED');
+    expect(e.message).toContain('MCP server "a"');
+  });
 });
 
-describe('tools', () => {
+describe('callTool: deadlines', () => {
+  it('concurrent calls with different timeouts each time out on their own deadline', async () => {
+    const { pool, clock } = setup([server('a')]);
+    await pool.ensureConnected();
+    const long = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 3_000 }));
+    const short = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 1_000 }));
+    let longDone = false;
+    void long.then(() => {
+      longDone = true;
+    });
+    await clock.advance(1_000);
+    expect((await short).code).toBe('CALL_TIMEOUT');
+    expect(longDone).toBe(false);
+    await clock.advance(2_000);
+    expect((await long).code).toBe('CALL_TIMEOUT');
+  });
+
+  it('a call that finishes in time is not aborted later', async () => {
+    const { pool, clock, fake } = setup([server('a')]);
+    await pool.ensureConnected();
+    const p = pool.callTool('a', 'wait', {}, { timeoutMs: 1_000 });
+    await flush();
+    fake.last('a')!.waitGate.resolve();
+    expect((await p).content).toEqual([{ type: 'text', text: 'waited' }]);
+    await clock.advance(5_000);
+    expect(fake.last('a')?.cancelled).toBe(0);
+  });
+});
+
+describe('callTool: cancellation reaches the SDK through RequestOptions.signal', () => {
+  it('a timeout reaches the SDK at once: the call rejects and the server gets notifications/cancelled with the reason', async () => {
+    const { pool, clock, fake } = setup([server('a')]);
+    await pool.ensureConnected();
+    const caught = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 10 }));
+    await flush();
+    await clock.advance(10);
+    expect((await bounded(caught)).code).toBe('CALL_TIMEOUT');
+    await flush();
+    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([
+      expect.stringContaining('timed out after 10 ms'),
+    ]);
+    // The SDK dropped the request: a late answer changes nothing and the connection still works.
+    fake.last('a')!.waitGate.resolve();
+    await flush();
+    expect((await bounded(pool.callTool('a', 'echo', { text: 'ok' }))).content).toEqual([
+      { type: 'text', text: 'ok' },
+    ]);
+  });
+
+  it("the caller's abort reaches the SDK at once, with the caller's reason", async () => {
+    const { pool, fake } = setup([server('a')]);
+    await pool.ensureConnected();
+    const ac = new AbortController();
+    const caught = rejection(pool.callTool('a', 'wait', {}, { signal: ac.signal }));
+    await flush();
+    ac.abort(new Error('user pressed stop'));
+    const e = await bounded(caught);
+    expect(e.code).toBe('CALL_ABORTED');
+    await flush();
+    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([expect.stringContaining('user pressed stop')]);
+  });
+});
+
+describe('tools: limits and list changes', () => {
   it('keeps at most 64 tools per server and reports the rest', async () => {
     const { pool } = setup([server('big'), server('small')], { big: { tools: 100 }, small: { tools: 64 } });
     await pool.ensureConnected();
@@ -493,6 +659,13 @@ describe('tools', () => {
     await flush();
     expect(pool.get('a')?.tools.map((t) => t.name)).toEqual(['echo', 'added']);
     expect(versions.length).toBeGreaterThan(0);
+  });
+
+  it('a tools/list_changed that arrives while the dial is still listing tools is not lost', async () => {
+    const { pool } = setup([server('a')], { a: { changeToolsDuringList: ['echo', 'late'] } });
+    await pool.ensureConnected();
+    await flush();
+    expect(pool.get('a')?.tools.map((t) => t.name)).toEqual(['echo', 'late']);
   });
 });
 
@@ -630,9 +803,70 @@ describe('http/sse reconnection', () => {
     await pool.ensureConnected();
     expect(fake.dialed).toEqual(['a']);
   });
+
+  it('a server that drops every connection right after it is re-established ends in error (no endless reconnect)', async () => {
+    const { pool, fake, clock } = setup(
+      [server('h', { url: 'http://127.0.0.1:9/mcp' })],
+      { h: { kind: 'http' } },
+      { reconnect: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1_000 } },
+    );
+    await pool.ensureConnected();
+    for (let drop = 0; drop < 10 && pool.get('h')?.status === 'connected'; drop++) {
+      fake.last('h')!.lose();
+      await flush();
+      await clock.advance(clock.delays()[0] ?? 0);
+    }
+    const rec = pool.get('h');
+    expect(rec?.status).toBe('error');
+    expect(rec?.error?.code).toBe('RECONNECT_FAILED');
+    expect(rec?.error?.message).toContain('3 reconnection attempts');
+    expect(fake.dialed).toHaveLength(4);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a connection that stayed up longer than maxDelayMs starts counting attempts from zero again', async () => {
+    const { pool, fake, clock } = setup(
+      [server('h', { url: 'http://127.0.0.1:9/mcp' })],
+      { h: { kind: 'http' } },
+      {
+        reconnect: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 1_000 },
+        timeouts: { idleMs: Infinity },
+      },
+    );
+    await pool.ensureConnected();
+    for (let drop = 0; drop < 6; drop++) {
+      fake.last('h')!.lose();
+      await flush();
+      await clock.advance(clock.delays()[0] ?? 0);
+      expect(pool.get('h')?.status).toBe('connected');
+      await clock.advance(1_000);
+    }
+    expect(fake.dialed).toHaveLength(7);
+  });
+
+  it('is not swallowed: once connected the server reconnects, and later drops are still seen', async () => {
+    const hold = deferred();
+    const { pool, fake, clock } = setup([server('h', { url: 'http://127.0.0.1:9/mcp' })], {
+      h: { kind: 'http', holdInit: hold.promise },
+    });
+    const ensure = pool.ensureConnected();
+    await flush();
+    expect(pool.get('h')?.status).toBe('connecting');
+    fake.last('h')!.reportLoss();
+    hold.resolve();
+    await ensure;
+    await flush();
+    expect(pool.get('h')?.status).toBe('reconnecting');
+    fake.behaviors.h = { kind: 'http' };
+    await clock.advance(clock.delays()[0] ?? 0);
+    expect(pool.get('h')?.status).toBe('connected');
+    fake.last('h')!.lose();
+    await flush();
+    expect(pool.get('h')?.status).toBe('reconnecting');
+  });
 });
 
-describe('idle and lifecycles', () => {
+describe('idle timeouts and lifecycles', () => {
   it('lazy servers close after idleTimeoutMs; not sticky: the next ensureConnected dials again', async () => {
     const { pool, fake, clock } = setup([server('a', { idleTimeoutMs: 1_000 })]);
     await pool.ensureConnected();
@@ -797,6 +1031,43 @@ describe('update (hot reload)', () => {
     expect((await p).code).toBe('CALL_TIMEOUT');
     expect(fake.dialed).toEqual(['a']);
   });
+
+  it('connect() while update() changes that server mid-dial ends connected with the new config', async () => {
+    const gate = deferred();
+    const { pool, fake } = setup([server('a')], { a: { gate: gate.promise } });
+    const connecting = pool.connect('a');
+    await flush();
+    expect(pool.get('a')?.status).toBe('connecting');
+    fake.behaviors.a = {};
+    await pool.update([server('a', { args: ['v2'] })]);
+    gate.resolve();
+    const rec = await connecting;
+    expect(rec.status).toBe('connected');
+    expect(rec.fingerprint).toBe(server('a', { args: ['v2'] }).fingerprint);
+    expect(fake.dialed).toEqual(['a', 'a']);
+    expect(fake.open()).toHaveLength(1);
+  });
+
+  it('update() changing only the lifecycle (keep-alive -> lazy) starts the idle clock', async () => {
+    const { pool, clock } = setup([server('a', { lifecycle: 'keep-alive', idleTimeoutMs: 1_000 })]);
+    await pool.ensureConnected();
+    expect(clock.pending()).toBe(0);
+    await pool.update([server('a', { lifecycle: 'lazy', idleTimeoutMs: 1_000 })]);
+    expect(pool.get('a')?.status).toBe('connected');
+    await clock.advance(1_000);
+    expect(pool.get('a')).toMatchObject({ status: 'disconnected', manuallyDisconnected: false });
+  });
+
+  it('update() shortening idleTimeoutMs (same fingerprint) applies to the running connection', async () => {
+    const { pool, clock } = setup([server('a')]);
+    await pool.ensureConnected();
+    await clock.advance(500);
+    await pool.update([server('a', { idleTimeoutMs: 1_000 })]);
+    await clock.advance(499);
+    expect(pool.get('a')?.status).toBe('connected');
+    await clock.advance(1);
+    expect(pool.get('a')?.status).toBe('disconnected');
+  });
 });
 
 describe('onChange', () => {
@@ -846,300 +1117,5 @@ describe('errors', () => {
   it('lease() on a private pool is refused with INVALID_ARGUMENT', () => {
     const { pool } = setup([server('a')]);
     expect(() => pool.lease('agent-1', [])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-  });
-});
-
-describe('call deadlines', () => {
-  it('concurrent calls with different timeouts each time out on their own deadline', async () => {
-    const { pool, clock } = setup([server('a')]);
-    await pool.ensureConnected();
-    const long = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 3_000 }));
-    const short = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 1_000 }));
-    let longDone = false;
-    void long.then(() => {
-      longDone = true;
-    });
-    await clock.advance(1_000);
-    expect((await short).code).toBe('CALL_TIMEOUT');
-    expect(longDone).toBe(false);
-    await clock.advance(2_000);
-    expect((await long).code).toBe('CALL_TIMEOUT');
-  });
-
-  it('a call that finishes in time is not aborted later', async () => {
-    const { pool, clock, fake } = setup([server('a')]);
-    await pool.ensureConnected();
-    const p = pool.callTool('a', 'wait', {}, { timeoutMs: 1_000 });
-    await flush();
-    fake.last('a')!.waitGate.resolve();
-    expect((await p).content).toEqual([{ type: 'text', text: 'waited' }]);
-    await clock.advance(5_000);
-    expect(fake.last('a')?.cancelled).toBe(0);
-  });
-});
-
-describe('misbehaving transport factories', () => {
-  it('a factory that never answers is abandoned at the connect timeout; destroy still settles', async () => {
-    const { pool, clock } = setup([server('a', { connectTimeoutMs: 100 })], {
-      a: { gate: new Promise(() => {}) },
-    });
-    const p = pool.ensureConnected();
-    await clock.advance(100);
-    await p;
-    expect(pool.get('a')?.error?.code).toBe('CONNECT_TIMEOUT');
-  });
-
-  it('a handle that arrives after the dial was abandoned is terminated', async () => {
-    const gate = deferred();
-    const { pool, clock, fake } = setup([server('a', { connectTimeoutMs: 100 })], {
-      a: { gate: gate.promise },
-    });
-    const p = pool.ensureConnected();
-    await clock.advance(100);
-    await p;
-    gate.resolve();
-    await flush();
-    expect(fake.handles).toHaveLength(1);
-    expect(fake.handles[0]?.terminated).toBe(true);
-  });
-
-  it('duplicate names: the later definition wins, at the first position', () => {
-    const { pool } = setup([server('a'), server('b'), server('a', { args: ['v2'] })]);
-    expect(pool.list().map((r) => r.name)).toEqual(['a', 'b']);
-    expect(pool.get('a')?.fingerprint).toBe(server('a', { args: ['v2'] }).fingerprint);
-  });
-});
-
-describe('review: races and edge cases', () => {
-  it('a tools/list_changed that arrives while the dial is still listing tools is not lost', async () => {
-    const { pool } = setup([server('a')], { a: { changeToolsDuringList: ['echo', 'late'] } });
-    await pool.ensureConnected();
-    await flush();
-    expect(pool.get('a')?.tools.map((t) => t.name)).toEqual(['echo', 'late']);
-  });
-
-  it('a call after the transport closed (loss not reported yet) is CONNECTION_CLOSED, not SERVER_ERROR', async () => {
-    const { pool, fake } = setup([server('a')]);
-    await pool.ensureConnected();
-    const pending = rejection(pool.callTool('a', 'wait'));
-    await flush();
-    fake.last('a')!.closeWithoutLoss();
-    expect((await pending).code).toBe('CONNECTION_CLOSED');
-    const e = await rejection(pool.callTool('a', 'echo', { text: 'x' }));
-    expect(e.code).toBe('CONNECTION_CLOSED');
-    expect(e.message).toContain('MCP server "a"');
-  });
-
-  it('connect() while update() changes that server mid-dial ends connected with the new config', async () => {
-    const gate = deferred();
-    const { pool, fake } = setup([server('a')], { a: { gate: gate.promise } });
-    const connecting = pool.connect('a');
-    await flush();
-    expect(pool.get('a')?.status).toBe('connecting');
-    fake.behaviors.a = {};
-    await pool.update([server('a', { args: ['v2'] })]);
-    gate.resolve();
-    const rec = await connecting;
-    expect(rec.status).toBe('connected');
-    expect(rec.fingerprint).toBe(server('a', { args: ['v2'] }).fingerprint);
-    expect(fake.dialed).toEqual(['a', 'a']);
-    expect(fake.open()).toHaveLength(1);
-  });
-
-  it('update() changing only the lifecycle (keep-alive -> lazy) starts the idle clock', async () => {
-    const { pool, clock } = setup([server('a', { lifecycle: 'keep-alive', idleTimeoutMs: 1_000 })]);
-    await pool.ensureConnected();
-    expect(clock.pending()).toBe(0);
-    await pool.update([server('a', { lifecycle: 'lazy', idleTimeoutMs: 1_000 })]);
-    expect(pool.get('a')?.status).toBe('connected');
-    await clock.advance(1_000);
-    expect(pool.get('a')).toMatchObject({ status: 'disconnected', manuallyDisconnected: false });
-  });
-
-  it('update() shortening idleTimeoutMs (same fingerprint) applies to the running connection', async () => {
-    const { pool, clock } = setup([server('a')]);
-    await pool.ensureConnected();
-    await clock.advance(500);
-    await pool.update([server('a', { idleTimeoutMs: 1_000 })]);
-    await clock.advance(499);
-    expect(pool.get('a')?.status).toBe('connected');
-    await clock.advance(1);
-    expect(pool.get('a')?.status).toBe('disconnected');
-  });
-});
-
-describe('review: flapping http server', () => {
-  it('a server that drops every connection right after it is re-established ends in error (no endless reconnect)', async () => {
-    const { pool, fake, clock } = setup(
-      [server('h', { url: 'http://127.0.0.1:9/mcp' })],
-      { h: { kind: 'http' } },
-      { reconnect: { maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 1_000 } },
-    );
-    await pool.ensureConnected();
-    for (let drop = 0; drop < 10 && pool.get('h')?.status === 'connected'; drop++) {
-      fake.last('h')!.lose();
-      await flush();
-      await clock.advance(clock.delays()[0] ?? 0);
-    }
-    const rec = pool.get('h');
-    expect(rec?.status).toBe('error');
-    expect(rec?.error?.code).toBe('RECONNECT_FAILED');
-    expect(rec?.error?.message).toContain('3 reconnection attempts');
-    expect(fake.dialed).toHaveLength(4);
-    expect(clock.pending()).toBe(0);
-  });
-
-  it('a connection that stayed up longer than maxDelayMs starts counting attempts from zero again', async () => {
-    const { pool, fake, clock } = setup(
-      [server('h', { url: 'http://127.0.0.1:9/mcp' })],
-      { h: { kind: 'http' } },
-      {
-        reconnect: { maxAttempts: 2, initialDelayMs: 100, maxDelayMs: 1_000 },
-        timeouts: { idleMs: Infinity },
-      },
-    );
-    await pool.ensureConnected();
-    for (let drop = 0; drop < 6; drop++) {
-      fake.last('h')!.lose();
-      await flush();
-      await clock.advance(clock.delays()[0] ?? 0);
-      expect(pool.get('h')?.status).toBe('connected');
-      await clock.advance(1_000);
-    }
-    expect(fake.dialed).toHaveLength(7);
-  });
-});
-
-/** Settle within `ms` of real time, or fail fast (instead of hanging until the test timeout). */
-function bounded<T>(p: Promise<T>, ms = 2_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const fail = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, fail]).finally(() => clearTimeout(timer));
-}
-
-describe('CallSignal: the duck-typed AbortSignal the pool hands the SDK', () => {
-  it('the SDK is exactly the version CallSignal was checked against (re-check core.ts before bumping)', async () => {
-    const { readFileSync } = await import('node:fs');
-    const { createRequire } = await import('node:module');
-    const own = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
-    // Resolve the SDK the way the source does, then read its package.json next to its entry.
-    const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/sdk/client/index.js');
-    const root = entry.slice(0, entry.lastIndexOf('/dist/'));
-    const installed = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { version: string };
-    expect(own.dependencies['@modelcontextprotocol/sdk']).toBe('1.32.2');
-    expect(installed.version).toBe('1.32.2');
-  });
-
-  it('a timeout reaches the SDK at once: the call rejects and the server gets notifications/cancelled with the reason', async () => {
-    const { pool, clock, fake } = setup([server('a')]);
-    await pool.ensureConnected();
-    const caught = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 10 }));
-    await flush();
-    await clock.advance(10);
-    expect((await bounded(caught)).code).toBe('CALL_TIMEOUT');
-    await flush();
-    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([
-      expect.stringContaining('timed out after 10 ms'),
-    ]);
-    // The SDK dropped the request: a late answer changes nothing and the connection still works.
-    fake.last('a')!.waitGate.resolve();
-    await flush();
-    expect((await bounded(pool.callTool('a', 'echo', { text: 'ok' }))).content).toEqual([
-      { type: 'text', text: 'ok' },
-    ]);
-  });
-
-  it("the caller's abort reaches the SDK at once, with the caller's reason", async () => {
-    const { pool, fake } = setup([server('a')]);
-    await pool.ensureConnected();
-    const ac = new AbortController();
-    const caught = rejection(pool.callTool('a', 'wait', {}, { signal: ac.signal }));
-    await flush();
-    ac.abort(new Error('user pressed stop'));
-    const e = await bounded(caught);
-    expect(e.code).toBe('CALL_ABORTED');
-    await flush();
-    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([expect.stringContaining('user pressed stop')]);
-  });
-});
-
-describe('review: interleavings that must stay right', () => {
-  it('two concurrent connect() calls share one dial', async () => {
-    const gate = deferred();
-    const { pool, fake } = setup([server('a')], { a: { gate: gate.promise } });
-    const [p1, p2] = [pool.connect('a'), pool.connect('a')];
-    await flush();
-    gate.resolve();
-    const [r1, r2] = await Promise.all([p1, p2]);
-    expect([r1.status, r2.status]).toEqual(['connected', 'connected']);
-    expect(fake.dialed).toEqual(['a']);
-    expect(fake.open()).toHaveLength(1);
-  });
-
-  it('connect() while disconnect() is still killing: the old connection dies, one new one lives', async () => {
-    const { pool, fake } = setup([server('a')]);
-    await pool.connect('a');
-    const old = fake.last('a')!;
-    const slowKill = deferred();
-    old.terminate = () => {
-      old.terminated = true;
-      return slowKill.promise.then(() => ({ pids: [], survivors: [], forced: false, ms: 0 }));
-    };
-    const disconnecting = pool.disconnect('a');
-    const connecting = pool.connect('a');
-    await flush();
-    slowKill.resolve();
-    await Promise.all([disconnecting, connecting]);
-    expect(pool.get('a')).toMatchObject({ status: 'connected', manuallyDisconnected: false });
-    expect(old.terminated).toBe(true);
-    expect(fake.open()).toHaveLength(1);
-    expect(fake.open()[0]).not.toBe(old);
-  });
-
-  it('disconnect() then connect() during a reconnect retry dial: the stale retry result is closed', async () => {
-    const gate = deferred();
-    const { pool, fake, clock } = setup([server('h', { url: 'http://127.0.0.1:9/mcp' })], {
-      h: { kind: 'http' },
-    });
-    await pool.ensureConnected();
-    fake.behaviors.h = { kind: 'http', gate: gate.promise };
-    fake.last('h')!.lose();
-    await clock.advance(clock.delays()[0] ?? 0);
-    expect(fake.dialed).toHaveLength(2);
-    await pool.disconnect('h');
-    fake.behaviors.h = { kind: 'http' };
-    const rec = await pool.connect('h');
-    expect(rec.status).toBe('connected');
-    gate.resolve();
-    await flush();
-    expect(fake.open()).toHaveLength(1);
-    expect(pool.get('h')).toMatchObject({ status: 'connected', generation: rec.generation });
-  });
-});
-
-describe('review: a loss reported while the dial is still running', () => {
-  it('is not swallowed: once connected the server reconnects, and later drops are still seen', async () => {
-    const hold = deferred();
-    const { pool, fake, clock } = setup([server('h', { url: 'http://127.0.0.1:9/mcp' })], {
-      h: { kind: 'http', holdInit: hold.promise },
-    });
-    const ensure = pool.ensureConnected();
-    await flush();
-    expect(pool.get('h')?.status).toBe('connecting');
-    fake.last('h')!.reportLoss();
-    hold.resolve();
-    await ensure;
-    await flush();
-    expect(pool.get('h')?.status).toBe('reconnecting');
-    fake.behaviors.h = { kind: 'http' };
-    await clock.advance(clock.delays()[0] ?? 0);
-    expect(pool.get('h')?.status).toBe('connected');
-    fake.last('h')!.lose();
-    await flush();
-    expect(pool.get('h')?.status).toBe('reconnecting');
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { findProcessesByMarker, isPidAlive, killPids } from '@wave/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isMcpPoolError } from '../src/errors';
 import { TrackedStdioTransport } from '../src/stdio-transport';
 
 const transports: TrackedStdioTransport[] = [];
@@ -60,5 +61,27 @@ describe.runIf(process.platform !== 'win32')('TrackedStdioTransport.send under b
     ]);
     expect(outcome).toBe('settled');
     await Promise.all(pending);
+  });
+
+  it('starting a transport twice is a typed programming error (INVALID_STATE), and the first process lives on', async () => {
+    ns = `${process.env.WAVE_REAPER_NAMESPACE ?? 'wave'}:twice-${randomUUID().slice(0, 8)}`;
+    const t = new TrackedStdioTransport({
+      command: 'sleep',
+      args: ['1000'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      markerNamespace: ns,
+      killGraceMs: 200,
+      serverName: 'twice',
+    });
+    transports.push(t);
+    t.onerror = () => {};
+    await t.start();
+    const err = await t.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isMcpPoolError(err, 'INVALID_STATE')).toBe(true);
+    expect(err).toMatchObject({ server: 'twice' });
+    expect(isPidAlive(t.pid!)).toBe(true);
   });
 });

@@ -533,4 +533,3 @@ export class AuthorizeError extends Error {
     super(message, opts);
   }
 }
-
