@@ -7,62 +7,95 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { findProcessesByMarker } from '@wave/testkit';
 
 const cliDir = resolve(import.meta.dirname, '..');
-const tsup = createRequire(join(cliDir, 'package.json')).resolve('tsup/dist/cli-default.js');
 const out = join(cliDir, 'node_modules/.cache/wave-bench');
-const built = spawnSync(process.execPath, [tsup, '--silent', '--out-dir', out, '--no-sourcemap'], {
-  cwd: cliDir,
-  stdio: 'inherit',
-});
-if (built.status !== 0) process.exit(1);
 
-const root = await mkdtemp(join(tmpdir(), 'wave-bench-'));
-const home = join(root, 'home');
-const workdir = join(root, 'project');
-await mkdir(home);
-await mkdir(workdir);
-const servers: Record<string, unknown> = {};
-for (let i = 0; i < 32; i++) {
-  servers[`server-${i}`] =
-    i % 2 === 0
-      ? { command: 'node', args: [`/nonexistent/server-${i}.js`], env: { API_KEY: '${API_KEY:-x}' } }
-      : { url: `https://mcp-${i}.example/mcp`, headers: { Authorization: 'Bearer ${TOKEN:-t}' } };
-}
-await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: servers }, null, 2));
-const namespace = `wave-bench-${process.pid}`;
-const env = { ...process.env, WAVE_HOME: home, WAVE_REAPER_NAMESPACE: namespace, NO_COLOR: '1' };
-
-const times: number[] = [];
-let spawned = 0;
-// `node -e 0` interleaved with the runs: on a loaded machine the difference is what wave costs.
-const bare: number[] = [];
-for (let i = 0; i < 21; i++) {
-  const b0 = performance.now();
-  spawnSync(process.execPath, ['-e', '0'], { env });
-  bare.push(performance.now() - b0);
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, [join(out, 'bin.js'), 'mcp', 'list', '--json'], {
-    cwd: workdir,
-    env,
-    encoding: 'utf8',
+/** Builds the CLI into node_modules/.cache/wave-bench (tsup); returns the path of its bin.js. */
+export function buildCli(): string {
+  const tsup = createRequire(join(cliDir, 'package.json')).resolve('tsup/dist/cli-default.js');
+  const built = spawnSync(process.execPath, [tsup, '--silent', '--out-dir', out, '--no-sourcemap'], {
+    cwd: cliDir,
+    stdio: 'inherit',
   });
-  times.push(performance.now() - t0);
-  if (r.status !== 0) throw new Error(r.stderr);
-  if (i === 0 && JSON.parse(r.stdout).servers.length !== 32) throw new Error('expected 32 servers');
-  spawned += findProcessesByMarker(namespace).length;
+  if (built.status !== 0) throw new Error(`building the CLI failed (tsup exit ${built.status})`);
+  return join(out, 'bin.js');
 }
-await rm(root, { recursive: true, force: true });
-times.sort((a, b) => a - b);
-const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0;
-console.log(`wave mcp list, 32 servers (whole command, Node start-up included), ${times.length} runs:`);
-console.log(
-  `  median ${q(0.5).toFixed(0)} ms, p95 ${q(0.95).toFixed(0)} ms, min ${q(0).toFixed(0)} ms (goal < 300 ms)`,
-);
-bare.sort((a, b) => a - b);
-const bareMedian = bare[Math.floor(bare.length / 2)] ?? 0;
-console.log(
-  `  node -e 0 (same moments): median ${bareMedian.toFixed(0)} ms; wave's own cost: ~${(q(0.5) - bareMedian).toFixed(0)} ms (median), ${(q(0) - (bare[0] ?? 0)).toFixed(0)} ms (min)`,
-);
-console.log(`  processes started: ${spawned} (goal 0)`);
+
+/** Wall times (ms) of `wave mcp list --json` and of `node -e 0` at the same moments, and processes started. */
+export interface McpListSamples {
+  times: number[];
+  bare: number[];
+  spawned: number;
+}
+
+/** Runs `wave mcp list --json` `runs` times with 32 configured servers (build the CLI with {@link buildCli} first). */
+export async function measureMcpList(bin: string, opts: { runs?: number } = {}): Promise<McpListSamples> {
+  const runs = opts.runs ?? 21;
+  const root = await mkdtemp(join(tmpdir(), 'wave-bench-'));
+  try {
+    const home = join(root, 'home');
+    const workdir = join(root, 'project');
+    await mkdir(home);
+    await mkdir(workdir);
+    const servers: Record<string, unknown> = {};
+    for (let i = 0; i < 32; i++) {
+      servers[`server-${i}`] =
+        i % 2 === 0
+          ? { command: 'node', args: [`/nonexistent/server-${i}.js`], env: { API_KEY: '${API_KEY:-x}' } }
+          : { url: `https://mcp-${i}.example/mcp`, headers: { Authorization: 'Bearer ${TOKEN:-t}' } };
+    }
+    await writeFile(join(home, 'mcp.json'), JSON.stringify({ mcpServers: servers }, null, 2));
+    const namespace = `wave-bench-${process.pid}`;
+    const env = { ...process.env, WAVE_HOME: home, WAVE_REAPER_NAMESPACE: namespace, NO_COLOR: '1' };
+
+    const times: number[] = [];
+    let spawned = 0;
+    // `node -e 0` interleaved with the runs: on a loaded machine the difference is what wave costs.
+    const bare: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const b0 = performance.now();
+      spawnSync(process.execPath, ['-e', '0'], { env });
+      bare.push(performance.now() - b0);
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, [bin, 'mcp', 'list', '--json'], {
+        cwd: workdir,
+        env,
+        encoding: 'utf8',
+      });
+      times.push(performance.now() - t0);
+      if (r.status !== 0) throw new Error(r.stderr);
+      if (i === 0 && JSON.parse(r.stdout).servers.length !== 32) throw new Error('expected 32 servers');
+      spawned += findProcessesByMarker(namespace).length;
+    }
+    return { times, bare, spawned };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  let bin: string;
+  try {
+    bin = buildCli();
+  } catch {
+    process.exit(1);
+  }
+  const { times, bare, spawned } = await measureMcpList(bin);
+  times.sort((a, b) => a - b);
+  const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0;
+  console.log(`wave mcp list, 32 servers (whole command, Node start-up included), ${times.length} runs:`);
+  console.log(
+    `  median ${q(0.5).toFixed(0)} ms, p95 ${q(0.95).toFixed(0)} ms, min ${q(0).toFixed(0)} ms (goal < 300 ms)`,
+  );
+  bare.sort((a, b) => a - b);
+  const bareMedian = bare[Math.floor(bare.length / 2)] ?? 0;
+  console.log(
+    `  node -e 0 (same moments): median ${bareMedian.toFixed(0)} ms; wave's own cost: ~${(q(0.5) - bareMedian).toFixed(0)} ms (median), ${(q(0) - (bare[0] ?? 0)).toFixed(0)} ms (min)`,
+  );
+  console.log(`  processes started: ${spawned} (goal 0)`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

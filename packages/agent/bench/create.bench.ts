@@ -11,8 +11,19 @@ import { Agent } from '../src/agent';
 import { scriptedModel } from '../src/models/scripted';
 import { fmt, quantile } from './stats';
 
-export default async function run(): Promise<void> {
-  const runs = Number(process.env.BENCH_CREATES ?? 50);
+/** `Agent.create` times (ms), the most processes alive at once, and the servers the agent saw. */
+export interface CreateSamples {
+  times: number[];
+  maxProcs: number;
+  servers: number;
+}
+
+/** Creates and destroys an agent with 32 configured servers `runs` times (after 5 unmeasured). */
+export async function measureAgentCreate(
+  opts: { runs?: number; warmup?: number } = {},
+): Promise<CreateSamples> {
+  const runs = opts.runs ?? Number(process.env.BENCH_CREATES ?? 50);
+  const warmup = opts.warmup ?? 5;
   const ns = `wave-bench-agent:${randomUUID().slice(0, 8)}`;
   const tmp = await makeTempHome();
   const constructorServers: Record<string, unknown> = {};
@@ -26,7 +37,7 @@ export default async function run(): Promise<void> {
   const times: number[] = [];
   let maxProcs = 0;
   let servers = 0;
-  for (let i = 0; i < runs + 5; i++) {
+  for (let i = 0; i < runs + warmup; i++) {
     const t0 = performance.now();
     const agent = await Agent.create({
       workdir: tmp.workdir,
@@ -36,12 +47,18 @@ export default async function run(): Promise<void> {
       poolOptions: { markerNamespace: ns },
     });
     const ms = performance.now() - t0;
-    if (i >= 5) times.push(ms);
+    if (i >= warmup) times.push(ms);
     servers = agent.getMcpServers().length;
     maxProcs = Math.max(maxProcs, findProcessesByMarker(ns).length);
     await agent.destroy();
   }
   await tmp.cleanup();
+  return { times, maxProcs, servers };
+}
+
+export default async function run(): Promise<void> {
+  const { times, maxProcs, servers } = await measureAgentCreate();
+  const runs = times.length;
   console.log(`Agent.create with ${servers} configured servers, ${runs} runs:`);
   console.log(`  median ${fmt(quantile(times, 0.5))}  p95 ${fmt(quantile(times, 0.95))} (goal <= 20 ms)`);
   console.log(`  processes started: ${maxProcs} (goal 0)`);

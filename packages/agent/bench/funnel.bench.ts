@@ -3,6 +3,10 @@
  * -> pool.callTool -> output guard) against a raw SDK `Client.callTool` on the
  * same fixture server. Calls interleave one by one so all see the same machine load.
  * Goal: funnel p50 <= 1.05x raw p50.
+ *
+ * `measureToolCalls({ exec: true })` adds a fourth path: the Exec tool running
+ * a script that makes one nested call (sandbox -> funnel -> pool), as the
+ * agent routes it; the printed run here leaves it out.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -11,12 +15,30 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { mergeSources } from '@wave/mcp-config';
 import { McpPool } from '@wave/mcp-pool';
 import { fixtureServer, killMarked, makeTempDir } from '@wave/testkit';
+import { execExposure } from '../src/exposure/exec-exposure';
 import { Funnel } from '../src/funnel';
 import { createOutputGuard } from '../src/guard/output-guard';
 import { fmt, quantile } from './stats';
 
-export default async function run(): Promise<void> {
-  const calls = Number(process.env.BENCH_CALLS ?? 2000);
+/** Per-call samples (ms), interleaved call by call on the same `hello` fixture server. */
+export interface ToolCallSamples {
+  raw: number[];
+  viaPool: number[];
+  viaFunnel: number[];
+  /** The Exec tool with a script making one nested `echo` call; empty unless asked for. */
+  viaExec: number[];
+}
+
+/**
+ * Echo calls through the raw SDK Client, `McpPool.callTool`, the agent's
+ * funnel and (with `exec`) the Exec tool with one nested call.
+ */
+export async function measureToolCalls(
+  opts: { calls?: number; warmup?: number; exec?: boolean; execGapMs?: number } = {},
+): Promise<ToolCallSamples> {
+  const execGapMs = opts.execGapMs ?? 5;
+  const calls = opts.calls ?? Number(process.env.BENCH_CALLS ?? 2000);
+  const warmup = opts.warmup ?? 50;
   const ns = `wave-bench-agent:${randomUUID().slice(0, 8)}`;
   const tmp = await makeTempDir('wave-bench-');
   const spec = fixtureServer('hello', { WAVE_REAPER_ID: `${ns}:raw` });
@@ -49,10 +71,29 @@ export default async function run(): Promise<void> {
   const raw: number[] = [];
   const viaFunnel: number[] = [];
   const viaPool: number[] = [];
+  const viaExec: number[] = [];
   const args = { text: 'benchmark payload' };
-  for (let i = 0; i < 50; i++) {
+  const exec = opts.exec ? execExposure() : undefined;
+  const execRoute = exec
+    ?.plan({
+      tools: [{ server: 'hello', name: 'echo', fullName: 'mcp__hello__echo', description: 'Echo the text' }],
+      builtins: [],
+      servers: [],
+    })
+    .route({
+      id: 'bench',
+      name: 'Exec',
+      arguments: { code: `return await tools.mcp__hello__echo(${JSON.stringify(args)})` },
+    });
+  const runExec = async () => {
+    if (execRoute?.kind !== 'custom') throw new Error('Exec did not route to its handler');
+    const r = await execRoute.run({ callTool: (name, a, o) => funnel.call(name, a, o) });
+    if (r.isError) throw new Error(`Exec call failed: ${JSON.stringify(r.content)}`);
+  };
+  for (let i = 0; i < warmup; i++) {
     await client.callTool({ name: 'echo', arguments: args });
     await funnel.call('mcp__hello__echo', args);
+    if (exec) await runExec();
   }
   // Interleaved call by call, in a rotating order, so all three see the same load.
   const runners: (() => Promise<void>)[] = [
@@ -73,14 +114,33 @@ export default async function run(): Promise<void> {
       viaPool.push(performance.now() - t0);
     },
   ];
-  for (let i = 0; i < calls; i++) {
-    for (let k = 0; k < runners.length; k++)
-      await (runners[(i + k) % runners.length] as () => Promise<void>)();
+  if (exec) {
+    runners.push(async () => {
+      const t0 = performance.now();
+      await runExec();
+      viaExec.push(performance.now() - t0);
+    });
   }
+  // After a run the Exec sandbox prepares the next one off the clock, as it does between two model
+  // turns. So that this work never lands on the next call, with Exec every call follows a short pause.
+  const pause = () => (exec ? new Promise((resolve) => setTimeout(resolve, execGapMs)) : undefined);
+  for (let i = 0; i < calls; i++) {
+    for (let k = 0; k < runners.length; k++) {
+      await pause();
+      await (runners[(i + k) % runners.length] as () => Promise<void>)();
+    }
+  }
+  await exec?.close();
   await client.close();
   await pool.destroy();
   await killMarked(ns);
   await tmp.cleanup();
+  return { raw, viaPool, viaFunnel, viaExec };
+}
+
+export default async function run(): Promise<void> {
+  const calls = Number(process.env.BENCH_CALLS ?? 2000);
+  const { raw, viaPool, viaFunnel } = await measureToolCalls({ calls });
 
   const p50 = (xs: number[]) => quantile(xs, 0.5);
   const p95 = (xs: number[]) => quantile(xs, 0.95);

@@ -4,8 +4,67 @@
  * tools one by one (name, description and unsanitized input schema; the
  * flat mode's sanitizer makes it somewhat smaller).
  */
+import { execExposure } from '../src/exposure/exec-exposure';
+import { flatExposure } from '../src/exposure/flat-exposure';
 import { gatewayDeclaration } from '../src/exposure/gateway';
+import { gatewayExposure } from '../src/exposure/gateway-exposure';
+import type { Exposure, LiveTool } from '../src/exposure/types';
 import { loadCatalog } from './search-metrics';
+
+/** Tokens (characters / 4) of the tools declared to the model for one set of servers. */
+export interface SurfaceTokens {
+  servers: string[];
+  tools: number;
+  /** Every tool one by one as the server lists it (name, description, input schema): a raw SDK host. */
+  raw: number;
+  /** The agent's flat mode (sanitized schemas). */
+  flat: number;
+  /** The agent's Exec mode (one tool whose description is the catalog). */
+  exec: number;
+  /** The agent's gateway mode (one constant tool). */
+  gateway: number;
+}
+
+/** Servers of the real catalog for the 1 / 3 / 10 server sets. */
+export const SURFACE_SETS: readonly (readonly string[])[] = [
+  ['github'],
+  ['github', 'filesystem', 'memory'],
+  [
+    'github',
+    'filesystem',
+    'memory',
+    'slack',
+    'notion',
+    'stripe',
+    'supabase',
+    'playwright',
+    'sentry',
+    'gitlab',
+  ],
+];
+
+/** Declared tool surface of each mode, from the agent's own exposures, for each set of servers. */
+export function toolSurfaceTokens(sets: readonly (readonly string[])[] = SURFACE_SETS): SurfaceTokens[] {
+  const catalog = loadCatalog();
+  const tokens = (x: unknown): number => Math.ceil(JSON.stringify(x).length / 4);
+  return sets.map((servers) => {
+    const tools: LiveTool[] = catalog
+      .filter((t) => servers.includes(t.server))
+      .map((t) => ({ ...t, fullName: `mcp__${t.server}__${t.name}` }));
+    const declared = (exposure: Exposure) =>
+      tokens(exposure.plan({ tools, builtins: [], servers: [] }).declarations);
+    return {
+      servers: [...servers],
+      tools: tools.length,
+      raw: tokens(
+        tools.map((t) => ({ name: t.fullName, description: t.description, inputSchema: t.inputSchema })),
+      ),
+      flat: declared(flatExposure()),
+      exec: declared(execExposure()),
+      gateway: declared(gatewayExposure()),
+    };
+  });
+}
 
 export default function run(): void {
   const catalog = loadCatalog();

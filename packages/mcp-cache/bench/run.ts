@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { createToolCache } from '../src/cache';
 import type { ToolSnapshotInput } from '../src/types';
 
@@ -55,7 +56,17 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 
 const fmt = (ms: number) => ms.toFixed(2).padStart(9);
 
-async function main(): Promise<void> {
+/** Samples (ms) of each operation, with the cache file's size and the initial fill time. */
+export interface CacheMeasurements {
+  size: number;
+  fillMs: number;
+  rows: [label: string, samples: number[]][];
+  problems: string[];
+}
+
+/** Fills a cache file with 32 x 64 x 50 entries, then times reads and writes (`runs` each). */
+export async function measureCache(opts: { runs?: number } = {}): Promise<CacheMeasurements> {
+  const runsPerRow = opts.runs ?? RUNS;
   const dir = mkdtempSync(join(tmpdir(), 'wave-mcp-cache-bench-'));
   const file = join(dir, 'mcp-tools-cache.json');
   const problems: string[] = [];
@@ -72,7 +83,7 @@ async function main(): Promise<void> {
     const rows: [string, number[]][] = [];
     const sample = async (label: string, fn: (run: number) => Promise<unknown>) => {
       const samples: number[] = [];
-      for (let run = 0; run < RUNS; run++) samples.push(await time(() => fn(run)));
+      for (let run = 0; run < runsPerRow; run++) samples.push(await time(() => fn(run)));
       rows.push([label, samples]);
     };
 
@@ -101,25 +112,30 @@ async function main(): Promise<void> {
       fsyncing.write(workdirs[run % WORKDIRS] as string, makeEntries(run + 200), names),
     );
 
-    const entries = SERVERS * WORKDIRS;
-    console.log(
-      `@wave/mcp-cache bench: ${SERVERS} servers x ${TOOLS} tools x ${WORKDIRS} workdirs = ${entries} entries, ${(SERVERS * TOOLS * WORKDIRS).toLocaleString('en')} tools`,
-    );
-    console.log(`file size: ${(size / 1024 / 1024).toFixed(2)} MiB (${size.toLocaleString('en')} bytes)`);
-    console.log(
-      `initial fill: ${WORKDIRS} writes in ${fillMs.toFixed(0)} ms (${(fillMs / WORKDIRS).toFixed(1)} ms/write as the file grows)`,
-    );
-    console.log(
-      `${'operation'.padEnd(58)}${'median ms'.padStart(10)}${'p95 ms'.padStart(10)}   (runs: ${RUNS})`,
-    );
-    for (const [label, samples] of rows) {
-      const { median, p95 } = stats(samples);
-      console.log(`${label.padEnd(58)}${fmt(median)} ${fmt(p95)}`);
-    }
-    if (problems.length > 0) console.log(`problems reported: ${problems.join(' | ')}`);
+    return { size, fillMs, rows, problems };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-await main();
+async function main(): Promise<void> {
+  const { size, fillMs, rows, problems } = await measureCache();
+  const entries = SERVERS * WORKDIRS;
+  console.log(
+    `@wave/mcp-cache bench: ${SERVERS} servers x ${TOOLS} tools x ${WORKDIRS} workdirs = ${entries} entries, ${(SERVERS * TOOLS * WORKDIRS).toLocaleString('en')} tools`,
+  );
+  console.log(`file size: ${(size / 1024 / 1024).toFixed(2)} MiB (${size.toLocaleString('en')} bytes)`);
+  console.log(
+    `initial fill: ${WORKDIRS} writes in ${fillMs.toFixed(0)} ms (${(fillMs / WORKDIRS).toFixed(1)} ms/write as the file grows)`,
+  );
+  console.log(
+    `${'operation'.padEnd(58)}${'median ms'.padStart(10)}${'p95 ms'.padStart(10)}   (runs: ${RUNS})`,
+  );
+  for (const [label, samples] of rows) {
+    const { median, p95 } = stats(samples);
+    console.log(`${label.padEnd(58)}${fmt(median)} ${fmt(p95)}`);
+  }
+  if (problems.length > 0) console.log(`problems reported: ${problems.join(' | ')}`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

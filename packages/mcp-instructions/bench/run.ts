@@ -5,6 +5,7 @@
  *
  * Run: pnpm --filter @wave/mcp-instructions bench
  */
+import { pathToFileURL } from 'node:url';
 import {
   computeInstructionsDelta,
   type HistoryMessage,
@@ -78,45 +79,90 @@ function makeHistory(servers: ServerInstructionsState[]): HistoryMessage[] {
   return history.slice(0, MESSAGES);
 }
 
+/** Timed calls (ms, sorted ascending) for one situation, and what the delta did. */
+export interface DeltaRow {
+  label: string;
+  times: number[];
+  what: string;
+}
+
 function measure(
   label: string,
   history: readonly HistoryMessage[],
   servers: readonly ServerInstructionsState[],
-) {
+  runs: number,
+): DeltaRow {
   let sink = 0;
   for (let i = 0; i < WARMUP; i++) sink += computeInstructionsDelta(history, servers)?.content.length ?? 0;
   const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     const delta = computeInstructionsDelta(history, servers);
     times.push(performance.now() - t0);
     sink += delta?.content.length ?? 0;
   }
   times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)]!;
-  const p95 = times[Math.floor(times.length * 0.95)]!;
   const result = computeInstructionsDelta(history, servers);
   const what = result
     ? `announce ${result.mcpInstructions.announced.length}, retire ${result.mcpInstructions.retired.length}`
     : 'null';
-  console.log(`${label.padEnd(44)} median ${median.toFixed(3)} ms   p95 ${p95.toFixed(3)} ms   (${what})`);
   if (sink < 0) console.log('unreachable: keeps the results alive');
+  return { label, times, what };
 }
 
-const servers = makeServers();
-const history = makeHistory(servers);
-const markers = history.filter((m) => 'mcpInstructions' in m).length;
-console.log(
-  `computeInstructionsDelta: ${history.length} messages (${markers} with markers), ${SERVERS} servers, ` +
-    `${WARMUP} warm-up + ${RUNS} timed calls each, Node ${process.version}`,
-);
+/**
+ * The history, and every situation measured on it. `onHistory` hears about
+ * the history once it is built, `onRow` about each situation once measured.
+ */
+export function measureInstructionsDelta(
+  opts: {
+    runs?: number;
+    onHistory?: (info: { messages: number; markers: number }) => void;
+    onRow?: (row: DeltaRow) => void;
+  } = {},
+): {
+  messages: number;
+  markers: number;
+  rows: DeltaRow[];
+} {
+  const runs = opts.runs ?? RUNS;
+  const servers = makeServers();
+  const history = makeHistory(servers);
+  const markers = history.filter((m) => 'mcpInstructions' in m).length;
+  opts.onHistory?.({ messages: history.length, markers });
+  const rows: DeltaRow[] = [];
+  const row = (label: string, h: readonly HistoryMessage[], s: readonly ServerInstructionsState[]): void => {
+    const r = measure(label, h, s, runs);
+    rows.push(r);
+    opts.onRow?.(r);
+  };
+  const oneNew = servers.map((s, i) => (i === 7 ? { ...s, instructions: `${s.instructions}changed\n` } : s));
+  const oneOffline = servers.map((s, i) => (i === 3 ? { ...s, available: false } : s));
+  const compacted = history.map((_, i) => filler(i)); // same size, every marker gone
+  row('steady state: nothing new (null)', history, servers);
+  row('one server changed its text', history, oneNew);
+  row('one server went offline', history, oneOffline);
+  row('one server removed from config', history, servers.slice(1));
+  row('after compaction: all 32 announced again', compacted, servers);
+  row('no servers configured: all 32 retired', history, []);
+  return { messages: history.length, markers, rows };
+}
 
-measure('steady state: nothing new (null)', history, servers);
-const oneNew = servers.map((s, i) => (i === 7 ? { ...s, instructions: `${s.instructions}changed\n` } : s));
-measure('one server changed its text', history, oneNew);
-const oneOffline = servers.map((s, i) => (i === 3 ? { ...s, available: false } : s));
-measure('one server went offline', history, oneOffline);
-measure('one server removed from config', history, servers.slice(1));
-const compacted = history.map((_, i) => filler(i)); // same size, every marker gone
-measure('after compaction: all 32 announced again', compacted, servers);
-measure('no servers configured: all 32 retired', history, []);
+function main(): void {
+  measureInstructionsDelta({
+    onHistory: ({ messages, markers }) =>
+      console.log(
+        `computeInstructionsDelta: ${messages} messages (${markers} with markers), ${SERVERS} servers, ` +
+          `${WARMUP} warm-up + ${RUNS} timed calls each, Node ${process.version}`,
+      ),
+    onRow: ({ label, times, what }) => {
+      const median = times[Math.floor(times.length / 2)]!;
+      const p95 = times[Math.floor(times.length * 0.95)]!;
+      console.log(
+        `${label.padEnd(44)} median ${median.toFixed(3)} ms   p95 ${p95.toFixed(3)} ms   (${what})`,
+      );
+    },
+  });
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();

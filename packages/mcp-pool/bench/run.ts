@@ -9,13 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mergeSources } from '@wave/mcp-config';
 import { findProcessesByMarker, fixtureServer, isPidAlive, killMarked } from '@wave/testkit';
 import { McpPool } from '../src/index';
 
-const NS = `wave-bench:${randomUUID().slice(0, 8)}`;
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const DIALS = Number(process.env.BENCH_DIALS ?? 10);
 
@@ -30,34 +30,40 @@ const p95 = (xs: number[]) => quantile(xs, 0.95);
 const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(1)} ms`);
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
-let seq = 0;
-/** A marker for one raw-SDK process (so its leftovers can be counted and killed). */
-function rawMarker(): string {
-  seq += 1;
-  return `${NS}:raw-${seq}`;
-}
-
-function rawTransport(name: 'hello' | 'spawner', env: Record<string, string> = {}) {
-  const spec = fixtureServer(name, { ...env, WAVE_REAPER_ID: rawMarker() });
-  return new StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env, stderr: 'pipe' });
-}
-
-function poolFor(name: 'hello' | 'spawner', env: Record<string, string> = {}): McpPool {
-  const { servers } = mergeSources(
-    [{ source: 'constructor', servers: { [name]: fixtureServer(name, env) } }],
-    {
-      workdir: process.cwd(),
-    },
-  );
-  return McpPool.create({ servers, markerNamespace: `${NS}:pool` });
-}
-
-async function rawDial(): Promise<{ client: Client; ms: number }> {
-  const t0 = performance.now();
-  const client = new Client({ name: 'bench-raw', version: '0' });
-  await client.connect(rawTransport('hello'));
-  await client.listTools();
-  return { client, ms: performance.now() - t0 };
+/** Markers for one measurement: every raw-SDK process gets its own, the pool's processes share one. */
+function markers(ns: string) {
+  let seq = 0;
+  /** A marker for one raw-SDK process (so its leftovers can be counted and killed). */
+  const rawMarker = (): string => {
+    seq += 1;
+    return `${ns}:raw-${seq}`;
+  };
+  const rawTransport = (name: 'hello' | 'spawner', env: Record<string, string> = {}) => {
+    const spec = fixtureServer(name, { ...env, WAVE_REAPER_ID: rawMarker() });
+    return new StdioClientTransport({
+      command: spec.command,
+      args: spec.args,
+      env: spec.env,
+      stderr: 'pipe',
+    });
+  };
+  const poolFor = (name: 'hello' | 'spawner', env: Record<string, string> = {}): McpPool => {
+    const { servers } = mergeSources(
+      [{ source: 'constructor', servers: { [name]: fixtureServer(name, env) } }],
+      {
+        workdir: process.cwd(),
+      },
+    );
+    return McpPool.create({ servers, markerNamespace: `${ns}:pool` });
+  };
+  const rawDial = async (): Promise<{ client: Client; ms: number }> => {
+    const t0 = performance.now();
+    const client = new Client({ name: 'bench-raw', version: '0' });
+    await client.connect(rawTransport('hello'));
+    await client.listTools();
+    return { client, ms: performance.now() - t0 };
+  };
+  return { rawMarker, poolFor, rawDial };
 }
 
 async function echoLoop(call: () => Promise<unknown>, n: number): Promise<number[]> {
@@ -70,73 +76,132 @@ async function echoLoop(call: () => Promise<unknown>, n: number): Promise<number
   return out;
 }
 
+/** Samples (ms) of the raw SDK and of McpPool on the same fixture servers, measured interleaved. */
+export interface PoolMeasurements {
+  rawDials: number[];
+  poolDials: number[];
+  rawClose: number[];
+  poolClose: number[];
+  rawCalls: number[];
+  poolCalls: number[];
+  rawSpMs: number;
+  poolSpMs: number;
+  rawSurvivors: number;
+  poolSurvivors: number;
+  /** Processes of the raw SDK runs still alive at the end (killed before returning). */
+  leftovers: number;
+}
+
+/**
+ * Dial, echo call and disconnect (well-behaved `hello`, and the `spawner`
+ * tree) through the raw SDK Client and through McpPool. Leaves no process.
+ */
+export async function measurePool(
+  opts: { calls?: number; dials?: number; warmup?: number } = {},
+): Promise<PoolMeasurements> {
+  const calls = opts.calls ?? CALLS;
+  const dials = opts.dials ?? DIALS;
+  const warmup = opts.warmup ?? 200;
+  const NS = `wave-bench:${randomUUID().slice(0, 8)}`;
+  const { rawMarker, poolFor, rawDial } = markers(NS);
+  try {
+    // ---- dial time
+    const rawDials: number[] = [];
+    const poolDials: number[] = [];
+    const rawClose: number[] = [];
+    const poolClose: number[] = [];
+    for (let i = 0; i < dials; i++) {
+      const { client, ms } = await rawDial();
+      rawDials.push(ms);
+      const t0 = performance.now();
+      await client.close();
+      rawClose.push(performance.now() - t0);
+
+      const pool = poolFor('hello');
+      const t1 = performance.now();
+      await pool.connect('hello');
+      poolDials.push(performance.now() - t1);
+      const t2 = performance.now();
+      await pool.disconnect('hello');
+      poolClose.push(performance.now() - t2);
+      await pool.destroy();
+    }
+
+    // ---- echo calls (same server fixture, both warm; interleaved blocks to share drift)
+    const { client } = await rawDial();
+    const pool = poolFor('hello');
+    await pool.ensureConnected();
+    const rawCall = () => client.callTool({ name: 'echo', arguments: { text: 'ping' } });
+    const poolCall = () => pool.callTool('hello', 'echo', { text: 'ping' });
+    await echoLoop(rawCall, warmup);
+    await echoLoop(poolCall, warmup);
+    // Alternate call by call so machine noise hits both sides alike.
+    const rawCalls: number[] = [];
+    const poolCalls: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      rawCalls.push(...(await echoLoop(rawCall, 1)));
+      poolCalls.push(...(await echoLoop(poolCall, 1)));
+    }
+    await client.close();
+    await pool.destroy();
+
+    // ---- spawner: grandchildren that ignore SIGTERM, setsid, double fork
+    const rawSp = new Client({ name: 'bench-raw', version: '0' });
+    const spMarker = rawMarker();
+    const spSpec = fixtureServer('spawner', { WAVE_REAPER_ID: spMarker });
+    await rawSp.connect(
+      new StdioClientTransport({
+        command: spSpec.command,
+        args: spSpec.args,
+        env: spSpec.env,
+        stderr: 'pipe',
+      }),
+    );
+    await rawSp.callTool({ name: 'pids', arguments: {} });
+    const t3 = performance.now();
+    await rawSp.close();
+    const rawSpMs = performance.now() - t3;
+    await new Promise((r) => setTimeout(r, 200));
+    const rawSurvivors = findProcessesByMarker(spMarker).filter(isPidAlive).length;
+    await killMarked(spMarker);
+
+    const spPool = poolFor('spawner');
+    await spPool.connect('spawner');
+    await spPool.callTool('spawner', 'pids', {});
+    const t4 = performance.now();
+    await spPool.disconnect('spawner');
+    const poolSpMs = performance.now() - t4;
+    await new Promise((r) => setTimeout(r, 200));
+    const poolSurvivors = findProcessesByMarker(`${NS}:pool`).filter(isPidAlive).length;
+    await spPool.destroy();
+
+    // Nothing of ours may be left.
+    const left = findProcessesByMarker(NS).filter(isPidAlive);
+    if (left.length > 0) await killMarked(NS);
+    return {
+      rawDials,
+      poolDials,
+      rawClose,
+      poolClose,
+      rawCalls,
+      poolCalls,
+      rawSpMs,
+      poolSpMs,
+      rawSurvivors,
+      poolSurvivors,
+      leftovers: left.length,
+    };
+  } catch (err) {
+    await killMarked(NS).catch(() => {});
+    throw err;
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`@wave/mcp-pool benchmark (node ${process.version}, ${CALLS} calls, ${DIALS} dials)\n`);
-
-  // ---- dial time
-  const rawDials: number[] = [];
-  const poolDials: number[] = [];
-  const rawClose: number[] = [];
-  const poolClose: number[] = [];
-  for (let i = 0; i < DIALS; i++) {
-    const { client, ms } = await rawDial();
-    rawDials.push(ms);
-    const t0 = performance.now();
-    await client.close();
-    rawClose.push(performance.now() - t0);
-
-    const pool = poolFor('hello');
-    const t1 = performance.now();
-    await pool.connect('hello');
-    poolDials.push(performance.now() - t1);
-    const t2 = performance.now();
-    await pool.disconnect('hello');
-    poolClose.push(performance.now() - t2);
-    await pool.destroy();
-  }
-
-  // ---- echo calls (same server fixture, both warm; interleaved blocks to share drift)
-  const { client } = await rawDial();
-  const pool = poolFor('hello');
-  await pool.ensureConnected();
-  const rawCall = () => client.callTool({ name: 'echo', arguments: { text: 'ping' } });
-  const poolCall = () => pool.callTool('hello', 'echo', { text: 'ping' });
-  await echoLoop(rawCall, 200);
-  await echoLoop(poolCall, 200);
-  // Alternate call by call so machine noise hits both sides alike.
-  const rawCalls: number[] = [];
-  const poolCalls: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    rawCalls.push(...(await echoLoop(rawCall, 1)));
-    poolCalls.push(...(await echoLoop(poolCall, 1)));
-  }
-  await client.close();
-  await pool.destroy();
-
-  // ---- spawner: grandchildren that ignore SIGTERM, setsid, double fork
-  const rawSp = new Client({ name: 'bench-raw', version: '0' });
-  const spMarker = rawMarker();
-  const spSpec = fixtureServer('spawner', { WAVE_REAPER_ID: spMarker });
-  await rawSp.connect(
-    new StdioClientTransport({ command: spSpec.command, args: spSpec.args, env: spSpec.env, stderr: 'pipe' }),
-  );
-  await rawSp.callTool({ name: 'pids', arguments: {} });
-  const t3 = performance.now();
-  await rawSp.close();
-  const rawSpMs = performance.now() - t3;
-  await new Promise((r) => setTimeout(r, 200));
-  const rawSurvivors = findProcessesByMarker(spMarker).filter(isPidAlive).length;
-  await killMarked(spMarker);
-
-  const spPool = poolFor('spawner');
-  await spPool.connect('spawner');
-  await spPool.callTool('spawner', 'pids', {});
-  const t4 = performance.now();
-  await spPool.disconnect('spawner');
-  const poolSpMs = performance.now() - t4;
-  await new Promise((r) => setTimeout(r, 200));
-  const poolSurvivors = findProcessesByMarker(`${NS}:pool`).filter(isPidAlive).length;
-  await spPool.destroy();
+  const { rawDials, poolDials, rawClose, poolClose, rawCalls, poolCalls, rawSpMs, poolSpMs, ...rest } =
+    await measurePool();
+  const { rawSurvivors, poolSurvivors, leftovers } = rest;
 
   // ---- report
   const rows: [string, string, string, string][] = [
@@ -167,16 +232,12 @@ async function main(): Promise<void> {
       `\nraw SDK close() ends stdin, then waits up to 2 s before SIGTERM and 2 s before SIGKILL, direct child only.`,
   );
 
-  // Nothing of ours may be left.
-  const left = findProcessesByMarker(NS).filter(isPidAlive);
-  if (left.length > 0) {
-    console.log(`cleaning up ${left.length} leftover process(es) of the raw SDK runs`);
-    await killMarked(NS);
-  }
+  if (leftovers > 0) console.log(`cleaning up ${leftovers} leftover process(es) of the raw SDK runs`);
 }
 
-main().catch(async (err) => {
-  console.error(err);
-  await killMarked(NS).catch(() => {});
-  process.exitCode = 1;
-});
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

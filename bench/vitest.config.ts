@@ -1,0 +1,3 @@
+import { waveVitestConfig } from '../vitest.shared.ts';
+
+export default waveVitestConfig();
