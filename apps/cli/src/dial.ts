@@ -109,7 +109,9 @@ export async function commandPool(
       try {
         await pool.destroy();
       } finally {
-        for (const signal of SIGNALS) process.off(signal, onSignal);
+        // After a signal, the handlers stay until its process.exit: a second signal in between
+        // must not kill wave by default (and orphan a server that ignores SIGTERM).
+        if (!exiting) for (const signal of SIGNALS) process.off(signal, onSignal);
       }
     },
   };

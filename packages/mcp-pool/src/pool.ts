@@ -181,6 +181,7 @@ class PoolView implements McpPoolLease {
   private readonly listeners = new Set<(snapshot: PoolSnapshot) => void>();
   private versionCounter = 0;
   private released = false;
+  private releasing: Promise<void> | undefined;
   private readonly unsubscribe: () => void;
   private readonly resolved = Promise.resolve();
   private readonly logListeners = new Set<(entry: ServerLogEntry) => void>();
@@ -556,8 +557,13 @@ class PoolView implements McpPoolLease {
   }
 
   /** Give every slot back (close what nobody else uses, after idle). Idempotent. */
-  async release(): Promise<void> {
-    if (this.released) return;
+  release(): Promise<void> {
+    // One promise for every caller: a second release() settles only when the first has finished.
+    this.releasing ??= this.doRelease();
+    return this.releasing;
+  }
+
+  private async doRelease(): Promise<void> {
     this.released = true;
     // Stop following the core (a long-lived shared pool must not keep released views alive),
     // after one last snapshot: everything disconnected.
@@ -615,6 +621,7 @@ class PoolView implements McpPoolLease {
 export class McpPool implements McpPoolApi, AsyncDisposable {
   readonly #core: PoolCore;
   readonly #view: PoolView;
+  #destroying: Promise<void> | undefined;
   #leaseCounter = 0;
 
   /** Same as {@link McpPool.create}; starts no work. */
@@ -680,9 +687,13 @@ export class McpPool implements McpPoolApi, AsyncDisposable {
    * every dial in flight (a dial that completes later closes at once).
    * Idempotent; never rejects. Leases of a shared pool become destroyed too.
    */
-  async destroy(): Promise<void> {
-    await this.#core.destroy();
-    await this.#view.release();
+  destroy(): Promise<void> {
+    // One promise for every caller: a second destroy() settles only when the first has finished.
+    this.#destroying ??= (async () => {
+      await this.#core.destroy();
+      await this.#view.release();
+    })();
+    return this.#destroying;
   }
 
   /** Same as `destroy()`, for `await using pool = McpPool.create(...)`. */

@@ -405,6 +405,8 @@ describe('destroy', () => {
     const { pool, fake } = setup([server('a')]);
     await pool.ensureConnected();
     const [p1, p2] = [pool.destroy(), pool.destroy()];
+    // The same promise: a second caller (a signal handler and a finally block) waits for the whole teardown.
+    expect(p2).toBe(p1);
     await Promise.all([p1, p2]);
     await pool.destroy();
     expect(fake.last('a')?.terminated).toBe(true);

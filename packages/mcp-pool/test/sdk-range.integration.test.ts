@@ -4,10 +4,10 @@
  * installed from the registry (npm) into `node_modules/.cache/sdk-range/`,
  * the root entry is bundled with the SDK left external, and a child node
  * process connects to a fixture server through the pool, calls a tool,
- * aborts one call and times out another. The range starts at 1.23.0: the
- * first version whose types hold what the pool's declarations use
- * (`ElicitRequestFormParams`) and that accepts zod 4 (older ones run the
- * stdio path down to 1.17, but a host's typecheck would fail).
+ * aborts one call and times out another. The range starts at 1.27.1 (npm resolves no range to 1.27.0): the
+ * first version with everything the OAuth sign-in uses
+ * (`client/auth-extensions.js` from 1.24, `OAuthDiscoveryState` from 1.27);
+ * 1.23 is the first whose types hold `ElicitRequestFormParams`.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
