@@ -3,7 +3,6 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { KillResult, Ledger } from '@wave/proc-reaper';
-import { isAuthRequired } from './auth/http-auth';
 import { AuthManager } from './auth/manager';
 import { needsAuthError } from './auth/status';
 import { backoffDelay, type ResolvedReconnectOptions, resolveReconnectOptions } from './backoff';
