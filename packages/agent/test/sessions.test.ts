@@ -1,4 +1,4 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeTempDir } from '@wave/testkit';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -30,6 +30,21 @@ describe('JSONL session store', () => {
     await expect(store.append('/w', '../evil', [])).rejects.toSatisfy((e: unknown) =>
       isAgentError(e, 'INVALID_OPTIONS'),
     );
+  });
+
+  test('rewrite replaces the file atomically: owner-only, no temp file left, and a failed write keeps the old file', async () => {
+    const d = await makeTempDir();
+    dirs.push(d);
+    const store = createJsonlSessionStore({ home: d.path });
+    const dir = join(d.path, 'sessions', workdirHash('/w'));
+    await store.rewrite('/w', 's1', [{ role: 'user', content: 'old' }]);
+    expect((await stat(join(dir, 's1.jsonl'))).mode & 0o777).toBe(0o600);
+    expect(await readdir(dir)).toEqual(['s1.jsonl']);
+    // A directory where the file should be: the rename fails, nothing else is touched.
+    await mkdir(join(dir, 's2.jsonl', 'x'), { recursive: true });
+    await expect(store.rewrite('/w', 's2', [{ role: 'user', content: 'new' }])).rejects.toThrow();
+    expect((await readdir(dir)).sort()).toEqual(['s1.jsonl', 's2.jsonl']);
+    expect((await store.load('/w', 's1'))?.messages.map((m) => m.content)).toEqual(['old']);
   });
 
   test('parseTranscript: a torn last line is skipped with a warning, the rest loads', () => {

@@ -4,6 +4,8 @@
  * `<home>/mcp.json`, plugins). Tests import modules directly.
  * @packageDocumentation
  */
+
+export { type AtomicWriteOptions, writeFileAtomic } from './atomic-write';
 export { assertConnectable, isToolAutoApproved, matchToolGlob } from './connect';
 export { displayServer, maskArgs, maskOAuth, maskSecrets, maskUrl, type ServerDisplay } from './display';
 export {

@@ -39,6 +39,7 @@ describe('public API', () => {
       'setServerDisabled',
       'trustServer',
       'userConfigPath',
+      'writeFileAtomic',
     ]);
   });
 

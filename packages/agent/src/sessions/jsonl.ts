@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFile, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { nodeConfigFs, writeFileAtomic } from '@wave/mcp-config';
 import { AgentError } from '../errors';
 import type { Message } from '../model';
 import type { LoadedSession, SessionInfo, SessionStore } from './types';
@@ -129,9 +130,8 @@ export function createJsonlSessionStore(options: JsonlSessionStoreOptions): Sess
     async rewrite(workdir, id, messages) {
       const file = fileOf(workdir, id);
       await mkdir(dirOf(workdir), { recursive: true });
-      const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-      await writeFile(temp, serialize(messages));
-      await rename(temp, file);
+      // The one atomic write of the project (temp file fsynced, renamed; removed on failure).
+      await writeFileAtomic(nodeConfigFs, file, serialize(messages), { mode: 0o600 });
     },
   };
 }
