@@ -75,21 +75,9 @@ export async function flush(rounds = 10): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
 }
 
-export interface Deferred<T = void> {
-  promise: Promise<T>;
-  resolve(v: T): void;
-  reject(e: unknown): void;
-}
+import { deferred } from '@wave/testkit';
 
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { type Deferred, deferred } from '@wave/testkit';
 
 /** A server definition as `@wave/mcp-config` would produce it. */
 export function server(
