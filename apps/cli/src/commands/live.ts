@@ -108,9 +108,21 @@ function parseTimeout(text: string): number {
   return n;
 }
 
+/** The command that signs in to `name`. Pure. */
+export function loginCommand(name: string): string {
+  return `wave mcp login ${/^[\w.-]+$/.test(name) ? name : JSON.stringify(name)}`;
+}
+
+/** What a `needs-auth` server tells the user (the pool's message speaks to programs). Pure. */
+export function needsAuthText(s: ResolvedServer): string {
+  return `"${s.name}" needs you to sign in (OAuth): run ${loginCommand(s.name)}`;
+}
+
 /** Why a server failed, cleaned of the secret values it was given (`secrets`). */
 function failure(r: ServerRecord, secrets: readonly string[]): string {
   const e = r.error;
+  if (r.status === 'needs-auth')
+    return `"${r.name}" needs you to sign in (OAuth): run ${loginCommand(r.name)}`;
   if (!e) return `"${r.name}" is ${r.status}.`;
   return redact(
     e.stderrTail && !e.message.includes(e.stderrTail)
@@ -368,7 +380,8 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
             (r && r.status !== 'connected' && !off && trusted)
           ) {
             failed = true;
-            if (r?.error) problems.push(redact(r.error.message, secrets));
+            if (r?.status === 'needs-auth') problems.push(needsAuthText(s));
+            else if (r?.error) problems.push(redact(r.error.message, secrets));
           }
           const warning = plainHttpWarning(s);
           const tools = r?.status === 'connected' ? toolViews(r.tools) : [];
@@ -393,9 +406,11 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
             fixes:
               status === 'connected' || status === 'disabled'
                 ? []
-                : status === 'not trusted'
-                  ? [`Trust it first: wave mcp trust ${s.name} (or run doctor with --trust).`]
-                  : suggestFix(s, r, issues).map((f) => redact(f, secrets)),
+                : status === 'needs-auth'
+                  ? [`Sign in: ${loginCommand(s.name)}`]
+                  : status === 'not trusted'
+                    ? [`Trust it first: wave mcp trust ${s.name} (or run doctor with --trust).`]
+                    : suggestFix(s, r, issues).map((f) => redact(f, secrets)),
           };
         });
         const general = world.issues.filter((i) => i.server === undefined);
@@ -412,7 +427,9 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
                 ? c.green('ok')
                 : row.status === 'disabled' || row.status === 'not trusted'
                   ? c.dim('--')
-                  : c.red('FAIL');
+                  : row.status === 'needs-auth'
+                    ? c.yellow('AUTH')
+                    : c.red('FAIL');
             io.out(
               `${mark}  ${row.name} (${row.source})  ${row.status}${row.ms !== undefined ? `  ${row.ms} ms` : ''}${row.status === 'connected' ? `  ${row.tools} tools, ~${row.tokens} tokens` : ''}\n`,
             );
