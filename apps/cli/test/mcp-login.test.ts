@@ -51,6 +51,16 @@ describe('wave mcp login / logout', () => {
     const row = JSON.parse(r.stdout).servers[0];
     expect(row.status).toBe('needs-auth');
     expect(row.fixes).toEqual(['Sign in: wave mcp login remote']);
+    // list dials nothing: it shows what the last dial found.
+    r = await wave(['mcp', 'list']);
+    expect(r.stdout).toMatch(/remote {2}http {2}needs-auth\n/);
+    expect(r.stdout).toContain('"remote" needs you to sign in (OAuth): run wave mcp login remote');
+    r = await wave(['mcp', 'list', '--json']);
+    expect(JSON.parse(r.stdout).servers[0]).toMatchObject({ status: 'needs-auth' });
+    r = await wave(['mcp', 'get', 'remote']);
+    expect(r.stdout).toContain(
+      'sign in:    "remote" needs you to sign in (OAuth): run wave mcp login remote',
+    );
     r = await wave(['mcp', 'connect', 'remote']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('"remote" needs you to sign in (OAuth): run wave mcp login remote');
@@ -68,6 +78,11 @@ describe('wave mcp login / logout', () => {
     expect(files).toHaveLength(1);
     expect((await stat(join(s.home, 'oauth', files[0]!))).mode & 0o777).toBe(0o600);
 
+    r = await wave(['mcp', 'list']);
+    expect(r.stdout).toMatch(/remote {2}http {2}not connected\n/);
+    expect(r.stdout).toMatch(/1 tool, ~\d+ tokens \(cached/);
+    expect(r.stdout).not.toContain('needs you to sign in');
+
     r = await wave(['mcp', 'call', 'remote', 'whoami']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -82,6 +97,8 @@ describe('wave mcp login / logout', () => {
     expect((await readdir(join(s.home, 'oauth'))).filter((n) => n.endsWith('.json'))).toEqual([]);
     r = await wave(['mcp', 'logout', 'remote']);
     expect(r.stdout).toContain('remote had no stored sign-in on this machine; nothing to delete.');
+    r = await wave(['mcp', 'list']);
+    expect(r.stdout).toMatch(/remote {2}http {2}needs-auth\n/);
     r = await wave(['mcp', 'doctor']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/AUTH {2}remote \(user\) {2}needs-auth/);

@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { Command } from 'commander';
+import { noteNeedsAuth } from '../auth-hints';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
 import { CliError, type Io, oneLine } from '../io';
 import { colors } from '../render';
 import { redact, secretValues } from '../secrets';
 import { findServer } from './config';
+import { remember } from './live';
 
 /** The command that opens a browser on `url`, or undefined (headless, or `WAVE_BROWSER=none`). Pure. */
 export function browserCommand(
@@ -144,6 +146,7 @@ async function login(world: World, name: string, opts: { trust?: boolean }): Pro
       .catch((err: unknown) => {
         throw new CliError(loginFailure(s.name, err, secrets));
       });
+    await remember(world, [record]);
     const c = colors(io.color);
     if (record.status === 'connected') {
       io.out(
@@ -173,11 +176,12 @@ async function logout(world: World, name: string): Promise<void> {
     await close();
   }
   const after = await tokenFiles(world.home);
-  if (after < before)
+  if (after < before) {
+    await noteNeedsAuth(world.home, [{ server: s, needsAuth: true }]);
     io.out(
       `Signed out of ${oneLine(s.name)}: its stored tokens were deleted. Sign in again with: wave mcp login ${oneLine(s.name)}\n`,
     );
-  else io.out(`${oneLine(s.name)} had no stored sign-in on this machine; nothing to delete.\n`);
+  } else io.out(`${oneLine(s.name)} had no stored sign-in on this machine; nothing to delete.\n`);
 }
 
 export function registerAuthCommands(mcp: Command, io: Io, globals: () => GlobalOptions): void {

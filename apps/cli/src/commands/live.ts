@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isServerTrusted, type ResolvedServer, trustServer } from '@wave/mcp-config';
 import type { ServerRecord } from '@wave/mcp-pool';
 import type { Command } from 'commander';
+import { loginCommand, needsAuthText, noteNeedsAuth } from '../auth-hints';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
 import { CliError, type Io, oneLine } from '../io';
@@ -28,8 +29,17 @@ export function nestingDepth(value: unknown, limit: number): number {
   return max;
 }
 
-/** Store the tools of servers that connected, for `wave mcp list` and panels later. */
-async function remember(world: World, records: readonly ServerRecord[]): Promise<void> {
+/**
+ * Store the tools of servers that connected, for `wave mcp list` and panels
+ * later, and which remote servers need a sign-in.
+ */
+export async function remember(world: World, records: readonly ServerRecord[]): Promise<void> {
+  const seen = records.flatMap((r) => {
+    const server = world.servers.find((x) => x.name === r.name);
+    if (!server || (r.status !== 'connected' && r.status !== 'needs-auth')) return [];
+    return [{ server, needsAuth: r.status === 'needs-auth' }];
+  });
+  await noteNeedsAuth(world.home, seen);
   const entries = records
     .filter((r) => r.status === 'connected')
     .map((r) => ({
@@ -108,21 +118,10 @@ function parseTimeout(text: string): number {
   return n;
 }
 
-/** The command that signs in to `name`. Pure. */
-export function loginCommand(name: string): string {
-  return `wave mcp login ${/^[\w.-]+$/.test(name) ? name : JSON.stringify(name)}`;
-}
-
-/** What a `needs-auth` server tells the user (the pool's message speaks to programs). Pure. */
-export function needsAuthText(s: ResolvedServer): string {
-  return `"${s.name}" needs you to sign in (OAuth): run ${loginCommand(s.name)}`;
-}
-
 /** Why a server failed, cleaned of the secret values it was given (`secrets`). */
 function failure(r: ServerRecord, secrets: readonly string[]): string {
   const e = r.error;
-  if (r.status === 'needs-auth')
-    return `"${r.name}" needs you to sign in (OAuth): run ${loginCommand(r.name)}`;
+  if (r.status === 'needs-auth') return needsAuthText(r.name);
   if (!e) return `"${r.name}" is ${r.status}.`;
   return redact(
     e.stderrTail && !e.message.includes(e.stderrTail)
@@ -380,7 +379,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
             (r && r.status !== 'connected' && !off && trusted)
           ) {
             failed = true;
-            if (r?.status === 'needs-auth') problems.push(needsAuthText(s));
+            if (r?.status === 'needs-auth') problems.push(needsAuthText(s.name));
             else if (r?.error) problems.push(redact(r.error.message, secrets));
           }
           const warning = plainHttpWarning(s);
