@@ -8,6 +8,15 @@ import { type Sandbox, sandbox, terminal } from './helpers';
 
 const fakeBrowser = fileURLToPath(new URL('./fixtures/fake-browser.mjs', import.meta.url));
 
+/** Poll `check` every 20 ms for up to 30 s. */
+async function waitUntil(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function fixture(): Promise<OAuthFixture> {
   const f = await startOAuthFixture();
   onTestFinished(() => f.close());
@@ -145,6 +154,13 @@ describe('wave mcp login / logout', () => {
     await res.body?.cancel();
     const location = res.headers.get('location');
     expect(location).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+    // A wrong line (another sign-in's address) gets a message and reading goes on.
+    const other = new URL(location!);
+    other.searchParams.set('state', 'another-sign-in');
+    child.stdin.write(`${other.href}\nhello\n`);
+    await waitUntil(
+      () => (stderr.match(/That is not the address this sign-in ended on/g) ?? []).length === 2,
+    );
     child.stdin.write(`  ${location}\n`);
     const code = await closed;
     expect(stderr).not.toContain('failed');

@@ -22,7 +22,8 @@ export function browserCommand(
   const own = env.WAVE_BROWSER;
   if (own !== undefined && own !== '') return own === 'none' ? undefined : { command: own, args: [url] };
   if (platform === 'darwin') return { command: 'open', args: [url] };
-  if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""', url.replace(/&/g, '^&')] };
+  // Not `cmd /c start`: cmd would read the URL's `&` as a command separator.
+  if (platform === 'win32') return { command: 'rundll32', args: ['url.dll,FileProtocolHandler', url] };
   if (env.DISPLAY || env.WAYLAND_DISPLAY) return { command: 'xdg-open', args: [url] };
   return undefined;
 }
@@ -41,13 +42,42 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
 }
 
 /**
- * The first non-empty line on stdin (the final redirect URL pasted by a person
- * whose browser cannot reach this machine), read from `start()` on. Stays
- * pending at end of input (or with no input, /dev/null). Started only once the
- * URL is shown. Nothing here calls fstat on stdin: on Node 20, an fstat of a
- * pipe makes later ESM imports of packages fail (ERR_MODULE_NOT_FOUND).
+ * Is `text` the address a sign-in ended on, for the authorization request
+ * `authorizationUrl` (a URL or its query, with that request's `state` and a
+ * `code` or an `error`)? Pure.
  */
-function pastedLine(): { line: Promise<string>; start(): void; close(): void } {
+export function isPastedRedirect(text: string, authorizationUrl: string): boolean {
+  const trimmed = text.trim();
+  let params: URLSearchParams;
+  try {
+    params = new URL(trimmed).searchParams;
+  } catch {
+    params = new URLSearchParams(trimmed.startsWith('?') ? trimmed.slice(1) : trimmed);
+  }
+  let expected: string | null = null;
+  try {
+    expected = new URL(authorizationUrl).searchParams.get('state');
+  } catch {
+    return false;
+  }
+  return (
+    (params.has('code') || params.has('error')) && (expected === null || params.get('state') === expected)
+  );
+}
+
+/**
+ * The final redirect URL pasted on stdin by a person whose browser cannot
+ * reach this machine: the first line that {@link isPastedRedirect} accepts
+ * (other lines get a message, and reading goes on), from `start()` on. Stays
+ * pending at end of input (or with no input, /dev/null). Started only once
+ * the URL is shown. Nothing here calls fstat on stdin: on Node 20, an fstat
+ * of a pipe makes later ESM imports of packages fail (ERR_MODULE_NOT_FOUND).
+ */
+function pastedLine(io: Io): {
+  line: Promise<string>;
+  start(authorizationUrl: string): void;
+  close(): void;
+} {
   let rl: ReturnType<typeof createInterface> | undefined;
   let resolveLine: (text: string) => void = () => undefined;
   const line = new Promise<string>((resolve) => {
@@ -55,11 +85,16 @@ function pastedLine(): { line: Promise<string>; start(): void; close(): void } {
   });
   return {
     line,
-    start() {
+    start(authorizationUrl) {
       if (rl) return;
       rl = createInterface({ input: process.stdin, terminal: false });
       rl.on('line', (text) => {
-        if (text.trim() !== '') resolveLine(text);
+        if (text.trim() === '') return;
+        if (isPastedRedirect(text, authorizationUrl)) resolveLine(text);
+        else
+          io.err(
+            'That is not the address this sign-in ended on. Paste the whole address from the browser (it starts with http://127.0.0.1 and holds code= and state=), or press Ctrl-C.\n',
+          );
       });
     },
     close() {
@@ -126,7 +161,7 @@ async function login(world: World, name: string, opts: { trust?: boolean }): Pro
   ensureEnabled(world, s);
   await ensureTrusted(world, s, opts);
   const secrets = secretValues(s, io.env);
-  const paste = pastedLine();
+  const paste = pastedLine(io);
   const { pool, close } = await commandPool([s]);
   try {
     const record = await pool
@@ -134,7 +169,7 @@ async function login(world: World, name: string, opts: { trust?: boolean }): Pro
         openUrl: (url) => {
           io.out(`Open this URL to sign in to ${oneLine(s.name)}:\n\n  ${oneLine(url)}\n\n`);
           openBrowser(url, io.env);
-          paste.start();
+          paste.start(url);
           if (io.interactive)
             io.err(
               'Waiting for the sign-in (Ctrl-C to cancel). If the browser runs on another machine, paste the address it ends on here and press Enter.\n',
