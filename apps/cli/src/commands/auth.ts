@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ResolvedServer } from '@wave/mcp-config';
 import type { Command } from 'commander';
-import { noteNeedsAuth } from '../auth-hints';
+import { loginCommand, noteNeedsAuth } from '../auth-hints';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
 import { CliError, type Io, oneLine } from '../io';
@@ -214,7 +214,7 @@ async function logout(world: World, name: string): Promise<void> {
   if (after < before) {
     await noteNeedsAuth(world.home, [{ server: s, needsAuth: true }]);
     io.out(
-      `Signed out of ${oneLine(s.name)}: its stored tokens were deleted. Sign in again with: wave mcp login ${oneLine(s.name)}\n`,
+      `Signed out of ${oneLine(s.name)}: its stored tokens were deleted. Sign in again with: ${loginCommand(s.name)}\n`,
     );
   } else io.out(`${oneLine(s.name)} had no stored sign-in on this machine; nothing to delete.\n`);
 }
