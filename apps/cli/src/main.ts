@@ -1,6 +1,7 @@
 import { resolveHome } from '@wave/mcp-config';
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands } from './commands/agent';
+import { registerAuthCommands } from './commands/auth';
 import { registerConfigCommands, registerPluginCommands } from './commands/config';
 import { registerImportCommand } from './commands/import';
 import { registerLiveCommands } from './commands/live';
@@ -41,6 +42,7 @@ export function buildProgram(io: Io): Command {
   registerConfigCommands(mcp, io, globals);
   registerImportCommand(mcp, io, globals);
   registerLiveCommands(mcp, io, globals);
+  registerAuthCommands(mcp, io, globals);
   registerPluginCommands(program, io, globals);
   registerAgentCommands(program, io, globals);
   registerUiCommand(program, io, globals);

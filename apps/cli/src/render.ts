@@ -21,6 +21,8 @@ function statusText(v: ServerView, c: Colors): string {
       return c.green('connected');
     case 'error':
       return c.red('error');
+    case 'needs-auth':
+      return c.yellow('needs-auth');
     case 'disabled':
       return c.dim(
         v.disabledBy === 'local' ? 'disabled (wave mcp enable to turn on)' : 'disabled (in the file)',
@@ -72,7 +74,8 @@ export function renderList(
       lines.push(`  ${c.bold(v.name)}  ${v.transport}  ${statusText(v, c)}${trust}`);
       lines.push(`    ${target(v)}`);
       lines.push(`    ${toolsText(v, now)}`);
-      if (v.error !== undefined) lines.push(`    ${c.red(v.error)}`);
+      if (v.error !== undefined)
+        lines.push(`    ${v.status === 'needs-auth' ? c.yellow(v.error) : c.red(v.error)}`);
       const errors = v.issues.filter((i) => i.severity === 'error');
       for (const i of errors) lines.push(`    ${c.red('!')} ${i.message}`);
     }
@@ -93,6 +96,7 @@ export function renderGet(v: ServerView, now: number, c: Colors): string {
   const lines: string[] = [];
   lines.push(`${c.bold(v.name)}  (${v.source}${v.plugin ? `: plugin ${v.plugin}` : ''})`);
   lines.push(`  status:     ${statusText(v, c)}`);
+  if (v.status === 'needs-auth' && v.error !== undefined) lines.push(`  sign in:    ${v.error}`);
   lines.push(`  transport:  ${v.transport}`);
   if (v.command !== undefined) lines.push(`  command:    ${oneLine(v.command)}`);
   if (v.args !== undefined && v.args.length > 0) lines.push(`  args:       ${v.args.map(oneLine).join(' ')}`);

@@ -72,9 +72,10 @@ describe('page logic', () => {
     expect(newerSnapshot(s5, s6)).toBe(s6);
   });
 
-  it.each<[UiServer['status'], 'connect' | 'disconnect' | undefined, string | undefined, boolean]>([
+  it.each<
+    [UiServer['status'], 'connect' | 'disconnect' | 'sign-in' | undefined, string | undefined, boolean]
+  >([
     ['disconnected', undefined, 'Connect', false],
-    ['needs-auth', undefined, 'Connect', false],
     ['error', undefined, 'Reconnect', false],
     ['connected', undefined, 'Disconnect', false],
     ['reconnecting', undefined, 'Disconnect', false],
@@ -83,6 +84,8 @@ describe('page logic', () => {
     ['connected', 'disconnect', 'Disconnecting...', true],
     ['disconnected', 'connect', 'Connecting...', true],
     ['error', 'connect', 'Connecting...', true],
+    ['needs-auth', undefined, 'Sign in', false],
+    ['needs-auth', 'sign-in', 'Signing in...', true],
   ])('%s (pending %s): %s', (status, pending, label, disabled) => {
     const b = actionButton(server({ status }), pending);
     if (label === undefined) expect(b).toBeUndefined();

@@ -53,6 +53,7 @@ export function createApi(token: string) {
       call<{ answered: boolean }>('POST', `/api/elicitations/${encodeURIComponent(id)}`, body),
     servers: () => call<McpSnapshot>('GET', '/api/mcp/servers'),
     connect: (name: string) => call<McpSnapshot>('POST', `${server(name)}/connect`),
+    signIn: (name: string) => call<{ url: string }>('POST', `${server(name)}/sign-in`),
     disconnect: (name: string) => call<McpSnapshot>('POST', `${server(name)}/disconnect`),
     remove: (name: string) => call<McpSnapshot>('DELETE', server(name)),
     configFile: (name: string) =>

@@ -142,6 +142,12 @@ function connectEvents(): void {
     update({ elicitations: JSON.parse((e as MessageEvent).data).elicitations }),
   );
   es.addEventListener('mcp', (e) => applySnapshot(JSON.parse((e as MessageEvent).data)));
+  es.addEventListener('signIn', (e) => {
+    const d = JSON.parse((e as MessageEvent).data) as { server: string; ok: boolean; error?: string };
+    if (store.pending[d.server] === 'sign-in') clearPending(d.server);
+    if (d.ok) toast('info', `Signed in to "${d.server}".`);
+    else toast('error', `Signing in to "${d.server}" failed: ${d.error ?? 'unknown error'}`);
+  });
   // After a dropped stream the browser reconnects by itself; catch up on what was missed.
   es.addEventListener('open', () => {
     if (store.loaded) void loadState();
@@ -170,7 +176,34 @@ async function submit(): Promise<void> {
   }
 }
 
+function clearPending(name: string): void {
+  const pending = { ...store.pending };
+  delete pending[name];
+  update({ pending });
+}
+
+/**
+ * Sign in: a window is opened now (while the click still allows pop-ups), then
+ * sent to the authorization URL; the sign-in ends with a `signIn` event.
+ */
+async function signIn(s: UiServer): Promise<void> {
+  update({ pending: { ...store.pending, [s.name]: 'sign-in' } });
+  const win = window.open('', '_blank');
+  if (win) win.opener = null;
+  try {
+    const { url } = await api.signIn(s.name);
+    if (url === '') win?.close();
+    else if (win) win.location.href = url;
+    else toast('info', `Open this URL to sign in to "${s.name}": ${url}`);
+  } catch (err) {
+    win?.close();
+    toast('error', `Signing in to "${s.name}" failed: ${(err as Error).message}`);
+    clearPending(s.name);
+  }
+}
+
 async function runAction(s: UiServer, action: PendingAction): Promise<void> {
+  if (action === 'sign-in') return signIn(s);
   update({ pending: { ...store.pending, [s.name]: action } });
   try {
     applySnapshot(action === 'connect' ? await api.connect(s.name) : await api.disconnect(s.name));

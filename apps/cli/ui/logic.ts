@@ -16,7 +16,7 @@ export function serversOfTab(servers: readonly UiServer[], tab: SourceTab): UiSe
   );
 }
 
-export type PendingAction = 'connect' | 'disconnect';
+export type PendingAction = 'connect' | 'disconnect' | 'sign-in';
 
 /** The row's action button: its label, whether it is enabled, what it does. */
 export function actionButton(
@@ -25,6 +25,7 @@ export function actionButton(
 ): { label: string; disabled: boolean; action?: PendingAction } | undefined {
   if (pending === 'connect') return { label: 'Connecting...', disabled: true };
   if (pending === 'disconnect') return { label: 'Disconnecting...', disabled: true };
+  if (pending === 'sign-in') return { label: 'Signing in...', disabled: true };
   switch (s.status) {
     case 'disabled':
       return undefined;
@@ -35,6 +36,8 @@ export function actionButton(
       return { label: 'Disconnect', disabled: false, action: 'disconnect' };
     case 'error':
       return { label: 'Reconnect', disabled: false, action: 'connect' };
+    case 'needs-auth':
+      return { label: 'Sign in', disabled: false, action: 'sign-in' };
     default:
       return { label: 'Connect', disabled: false, action: 'connect' };
   }

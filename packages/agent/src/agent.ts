@@ -20,6 +20,7 @@ import {
   type ServerDisplay,
 } from '@wave/mcp-config';
 import {
+  type AuthorizeOptions,
   type ElicitationHandler,
   McpPool,
   type McpPoolApi,
@@ -580,6 +581,21 @@ export class Agent {
     if (!e.blockedReason) await this.pool.connect(name);
     this.assertAlive(`connect "${name}"`);
     // A first successful connection is what the snapshot cache shows while disconnected later.
+    await this.refreshCache();
+    return this.view(e);
+  }
+
+  /**
+   * Sign in to a remote server that needs OAuth (status `needs-auth`) through
+   * the pool's `authorize` (the host shows `openUrl`'s URL; the pool never
+   * opens a browser), then dial it. Rejects as the pool does (`AUTH_REQUIRED`).
+   */
+  async authorizeMcpServer(name: string, opts: AuthorizeOptions): Promise<McpServerView> {
+    this.assertAlive(`sign in to "${name}"`);
+    const e = this.entry(name);
+    if (e.blockedReason) return this.view(e);
+    await this.pool.authorize(name, opts);
+    this.assertAlive(`sign in to "${name}"`);
     await this.refreshCache();
     return this.view(e);
   }

@@ -14,6 +14,7 @@ import {
   userConfigPath,
 } from '@wave/mcp-config';
 import type { Command } from 'commander';
+import { needsAuthText, readNeedsAuth, signInKey } from '../auth-hints';
 import { type GlobalOptions, loadWorld, resolvePaths, type World } from '../context';
 import { CliError, type Io, oneLine } from '../io';
 import { colors, renderGet, renderList } from '../render';
@@ -38,14 +39,19 @@ export function printJson(io: Io, value: unknown): void {
 
 /** Every configured server's view, with cached tools where known. Starts no process. */
 export async function viewsOf(world: World): Promise<ServerView[]> {
+  const needsAuth = await readNeedsAuth(world.home);
   return Promise.all(
-    world.servers.map(async (s) =>
-      serverView(
+    world.servers.map(async (s) => {
+      const key = signInKey(s);
+      return serverView(
         s,
         world.local,
         await world.cache.get(world.workdir, s.name, s.fingerprint).catch(() => undefined),
-      ),
-    ),
+        key !== undefined && needsAuth.has(key)
+          ? { status: 'needs-auth', error: needsAuthText(s.name) }
+          : undefined,
+      );
+    }),
   );
 }
 

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isServerTrusted, type ResolvedServer, trustServer } from '@wave/mcp-config';
 import type { ServerRecord } from '@wave/mcp-pool';
 import type { Command } from 'commander';
+import { loginCommand, needsAuthText, noteNeedsAuth } from '../auth-hints';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
 import { CliError, type Io, oneLine } from '../io';
@@ -28,8 +29,17 @@ export function nestingDepth(value: unknown, limit: number): number {
   return max;
 }
 
-/** Store the tools of servers that connected, for `wave mcp list` and panels later. */
-async function remember(world: World, records: readonly ServerRecord[]): Promise<void> {
+/**
+ * Store the tools of servers that connected, for `wave mcp list` and panels
+ * later, and which remote servers need a sign-in.
+ */
+export async function remember(world: World, records: readonly ServerRecord[]): Promise<void> {
+  const seen = records.flatMap((r) => {
+    const server = world.servers.find((x) => x.name === r.name);
+    if (!server || (r.status !== 'connected' && r.status !== 'needs-auth')) return [];
+    return [{ server, needsAuth: r.status === 'needs-auth' }];
+  });
+  await noteNeedsAuth(world.home, seen);
   const entries = records
     .filter((r) => r.status === 'connected')
     .map((r) => ({
@@ -111,6 +121,7 @@ function parseTimeout(text: string): number {
 /** Why a server failed, cleaned of the secret values it was given (`secrets`). */
 function failure(r: ServerRecord, secrets: readonly string[]): string {
   const e = r.error;
+  if (r.status === 'needs-auth') return needsAuthText(r.name);
   if (!e) return `"${r.name}" is ${r.status}.`;
   return redact(
     e.stderrTail && !e.message.includes(e.stderrTail)
@@ -368,7 +379,8 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
             (r && r.status !== 'connected' && !off && trusted)
           ) {
             failed = true;
-            if (r?.error) problems.push(redact(r.error.message, secrets));
+            if (r?.status === 'needs-auth') problems.push(needsAuthText(s.name));
+            else if (r?.error) problems.push(redact(r.error.message, secrets));
           }
           const warning = plainHttpWarning(s);
           const tools = r?.status === 'connected' ? toolViews(r.tools) : [];
@@ -393,9 +405,11 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
             fixes:
               status === 'connected' || status === 'disabled'
                 ? []
-                : status === 'not trusted'
-                  ? [`Trust it first: wave mcp trust ${s.name} (or run doctor with --trust).`]
-                  : suggestFix(s, r, issues).map((f) => redact(f, secrets)),
+                : status === 'needs-auth'
+                  ? [`Sign in: ${loginCommand(s.name)}`]
+                  : status === 'not trusted'
+                    ? [`Trust it first: wave mcp trust ${s.name} (or run doctor with --trust).`]
+                    : suggestFix(s, r, issues).map((f) => redact(f, secrets)),
           };
         });
         const general = world.issues.filter((i) => i.server === undefined);
@@ -412,7 +426,9 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
                 ? c.green('ok')
                 : row.status === 'disabled' || row.status === 'not trusted'
                   ? c.dim('--')
-                  : c.red('FAIL');
+                  : row.status === 'needs-auth'
+                    ? c.yellow('AUTH')
+                    : c.red('FAIL');
             io.out(
               `${mark}  ${row.name} (${row.source})  ${row.status}${row.ms !== undefined ? `  ${row.ms} ms` : ''}${row.status === 'connected' ? `  ${row.tools} tools, ~${row.tokens} tokens` : ''}\n`,
             );

@@ -110,6 +110,8 @@ export interface UiEvents {
   approvals: { approvals: UiApproval[] };
   elicitations: { elicitations: UiElicitation[] };
   mcp: McpSnapshot;
+  /** A sign-in started from the page ended (the list follows as an `mcp` event). */
+  signIn: { server: string; ok: boolean; error?: string };
 }
 
 /** Every error response: `{ "error": { "code", "message" } }`. */

@@ -136,11 +136,12 @@ export async function startUiServer(options: UiServerOptions): Promise<RunningUi
       return send(res, 200, { answered: true });
     }
     if (method === 'GET' && path === '/api/mcp/servers') return send(res, 200, session.mcpSnapshot());
-    const action = /^\/api\/mcp\/servers\/([^/]+)(?:\/(connect|disconnect|config-file))?$/.exec(path);
+    const action = /^\/api\/mcp\/servers\/([^/]+)(?:\/(connect|disconnect|config-file|sign-in))?$/.exec(path);
     if (action) {
       const name = decodeURIComponent(action[1] as string);
       const verb = action[2];
       if (method === 'POST' && verb === 'connect') return send(res, 200, await session.connect(name));
+      if (method === 'POST' && verb === 'sign-in') return send(res, 200, await session.signIn(name));
       if (method === 'POST' && verb === 'disconnect') return send(res, 200, await session.disconnect(name));
       if (method === 'GET' && verb === 'config-file') return send(res, 200, await session.configFile(name));
       if (method === 'DELETE' && verb === undefined) return send(res, 200, await session.remove(name));

@@ -161,6 +161,8 @@ export class UiSession {
   private readonly listeners = new Set<Listener>();
   private readonly pending = new Map<string, Pending>();
   private readonly forms = new Map<string, PendingForm>();
+  /** Sign-ins in progress, by server name. */
+  private readonly signIns = new Map<string, AbortController>();
   private version = 0;
   private busy = false;
   private streaming = '';
@@ -434,6 +436,68 @@ export class UiSession {
     return this.mcpSnapshot();
   }
 
+  /**
+   * Start the OAuth sign-in of a `needs-auth` server: resolves with the
+   * authorization URL for the page to open (the flow then goes on here; its
+   * end is a `signIn` event). A second sign-in of the same server cancels the
+   * first.
+   */
+  async signIn(name: string): Promise<{ url: string }> {
+    const s = this.server(name);
+    if (s.transport !== 'http' && s.transport !== 'sse')
+      throw new UiError(
+        'NOT_REMOTE',
+        `"${name}" is a ${s.transport} server: only remote servers sign in.`,
+        409,
+      );
+    this.signIns.get(name)?.abort(new UiError('SUPERSEDED', 'A new sign-in started.', 409));
+    const abort = new AbortController();
+    this.signIns.set(name, abort);
+    let gotUrl: (url: string) => void = () => undefined;
+    let shown = false;
+    const url = new Promise<string>((resolve) => {
+      gotUrl = resolve;
+    });
+    const openUrl = (u: string) => {
+      shown = true;
+      gotUrl(u);
+    };
+    const done = this.agent
+      .authorizeMcpServer(name, { openUrl, signal: abort.signal })
+      .then(
+        () => this.emit('signIn', { server: name, ok: true }),
+        (err: unknown) => {
+          // Before the URL was shown, the failure is the answer to the request itself.
+          if (shown && this.signIns.get(name) === abort)
+            this.emit('signIn', {
+              server: name,
+              ok: false,
+              error: err instanceof Error ? err.message : String(err),
+            });
+          throw err;
+        },
+      )
+      .finally(() => {
+        if (this.signIns.get(name) === abort) this.signIns.delete(name);
+        this.emit('mcp', this.mcpSnapshot());
+      });
+    const first = await Promise.race([
+      url.then((u) => ({ url: u })),
+      done.then(
+        () => ({ url: '' }),
+        (err: unknown) => ({ error: err }),
+      ),
+    ]);
+    done.catch(() => undefined);
+    if ('error' in first)
+      throw new UiError(
+        'SIGN_IN_FAILED',
+        first.error instanceof Error ? first.error.message : String(first.error),
+        502,
+      );
+    return first;
+  }
+
   /** Disconnect by hand; settles with the refreshed list, or throws a UiError. */
   async disconnect(name: string): Promise<McpSnapshot> {
     this.server(name);
@@ -492,6 +556,7 @@ export class UiSession {
     if (this.closing) return this.closing;
     this.closing = (async () => {
       this.abort?.abort(new UiError('CLOSED', 'wave ui is shutting down.', 503));
+      for (const a of this.signIns.values()) a.abort(new UiError('CLOSED', 'wave ui is shutting down.', 503));
       for (const p of [...this.pending.values()]) p.resolve('deny');
       for (const f of [...this.forms.values()]) f.resolve({ action: 'cancel' });
       await this.host.close();
