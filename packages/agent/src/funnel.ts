@@ -114,6 +114,8 @@ export function unavailableReason(record: ServerRecord | undefined, entry: Funne
   switch (record.status) {
     case 'error':
       return `MCP server "${name}" failed: ${record.error?.message ?? 'unknown error'} It is not retried automatically; the user can fix its configuration and reconnect it.`;
+    case 'needs-auth':
+      return `MCP server "${name}" needs the user to sign in (OAuth) before its tools work. Ask the user to sign in (e.g. wave mcp login ${name}, or "Sign in" in the MCP settings).`;
     case 'connecting':
       return `MCP server "${name}" is still connecting. Try again in a moment.`;
     case 'reconnecting':
