@@ -242,8 +242,8 @@ describe('wave chat through a pseudo-terminal', () => {
     t.keys('Hello?', 'Enter');
     // The turn dialed hello, then asked the model, which never answers.
     await waitFor(() => model.requests.length === 1 && running() > 0, { timeoutMs: 60_000 });
-    t.keys('C-c');
-    t.keys('C-c');
+    // Both in one send: they usually arrive in one read, and each must count.
+    t.keys('C-c', 'C-c');
     await t.waitFor('EXIT=130');
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
   });

@@ -76,13 +76,14 @@ function interruptWatcher(onInterrupt: () => void): { pause(): void; resume(): v
   const stdin = process.stdin;
   const typedAhead: Buffer[] = [];
   const onData = (d: Buffer) => {
-    const i = d.indexOf(3);
-    if (i < 0) {
-      typedAhead.push(d);
-      return;
+    // Every Ctrl-C in the chunk counts: two pressed quickly may arrive as one read.
+    let start = 0;
+    for (let i = d.indexOf(3); i >= 0; i = d.indexOf(3, start)) {
+      typedAhead.push(d.subarray(start, i));
+      start = i + 1;
+      onInterrupt();
     }
-    typedAhead.push(d.subarray(0, i));
-    onInterrupt();
+    if (start < d.length) typedAhead.push(d.subarray(start));
   };
   let active = false;
   const resume = () => {
