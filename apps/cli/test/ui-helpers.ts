@@ -44,7 +44,8 @@ export interface RunningUi {
   // biome-ignore lint/suspicious/noExplicitAny: tests read nested JSON fields without narrowing
   api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
   /** Send a signal and wait (bounded) for the process to exit; resolves with its exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** The exit code, or the name of the signal that killed it (so a failed expectation says which). */
+  stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
 }
 
 /** Start `wave ui` from the built binary in this sandbox and wait for its URL (up to 30 s). */
@@ -72,7 +73,9 @@ export async function startUi(
   child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     out += d;
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (code, sig) => resolve(code ?? sig)),
+  );
   onTestFinished(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
@@ -113,7 +116,7 @@ export async function startUi(
       return { status: res.status, json: await res.json().catch(() => undefined) };
     },
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? child.signalCode;
       child.kill(signal);
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([
