@@ -31,6 +31,7 @@ import { execExposure } from '../src/exposure/exec-exposure';
 import type { LiveTool, ToolOutcome } from '../src/exposure/types';
 import { Funnel } from '../src/funnel';
 import { createOutputGuard } from '../src/guard/output-guard';
+import { SURFACE_SETS } from './gateway-surface.bench';
 import { fmt, quantile } from './stats';
 
 const ROUNDS = Number(process.env.BENCH_EXEC_ROUNDS ?? 200);
@@ -190,25 +191,9 @@ function catalogSizes(): void {
     description?: string;
     inputSchema?: unknown;
   }[];
-  const sets: [string, string[]][] = [
-    ['1 server (github)', ['github']],
-    ['3 servers (github, filesystem, memory)', ['github', 'filesystem', 'memory']],
-    [
-      '10 servers',
-      [
-        'github',
-        'filesystem',
-        'memory',
-        'slack',
-        'notion',
-        'stripe',
-        'supabase',
-        'playwright',
-        'sentry',
-        'gitlab',
-      ],
-    ],
-  ];
+  const sets = SURFACE_SETS.map(
+    (servers) => [`${servers.length} server${servers.length === 1 ? '' : 's'}`, servers] as const,
+  );
   console.log('tool-surface tokens (characters / 4)');
   for (const [label, servers] of sets) {
     const tools = raw.filter((t) => servers.includes(t.server));
