@@ -17,6 +17,8 @@ interface ResumingServer {
   gets: { lastEventId: string | undefined; at: number }[];
   closedAt: number[];
   resume: 'deliver' | 'refuse';
+  /** Which request gets its stream closed after the priming event. */
+  primeOn: 'tools/call' | 'tools/list';
 }
 
 const servers: Server[] = [];
@@ -46,10 +48,16 @@ function readBody(req: IncomingMessage): Promise<{ id?: number | string; method?
   });
 }
 
-async function resumingServer(retryMs: number, resume: ResumingServer['resume']): Promise<ResumingServer> {
-  const state: ResumingServer = { url: '', gets: [], closedAt: [], resume };
+async function resumingServer(
+  retryMs: number,
+  resume: ResumingServer['resume'],
+  primeOn: ResumingServer['primeOn'] = 'tools/call',
+): Promise<ResumingServer> {
+  const state: ResumingServer = { url: '', gets: [], closedAt: [], resume, primeOn };
   const session = 'resume-session';
-  let pending: number | string | undefined;
+  /** The request whose answer waits for the resumption, and that answer. */
+  let pending: { id: number | string | undefined; result: unknown } | undefined;
+  const TOOLS = { tools: [{ name: 'slow', inputSchema: { type: 'object', properties: {} } }] };
   let eventId = 0;
   const json = (res: ServerResponse, body: unknown) => {
     res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': session });
@@ -66,11 +74,7 @@ async function resumingServer(retryMs: number, resume: ResumingServer['resume'])
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': session });
       eventId += 1;
-      const result = {
-        jsonrpc: '2.0',
-        id: pending,
-        result: { content: [{ type: 'text', text: 'resumed' }] },
-      };
+      const result = { jsonrpc: '2.0', ...pending };
       pending = undefined;
       res.write(`event: message\nid: e${eventId}\ndata: ${JSON.stringify(result)}\n\n`);
       return;
@@ -91,14 +95,13 @@ async function resumingServer(retryMs: number, resume: ResumingServer['resume'])
             capabilities: { tools: {} },
           },
         });
-      } else if (msg.method === 'tools/list') {
-        json(res, {
-          jsonrpc: '2.0',
+      } else if (msg.method === 'tools/list' && state.primeOn !== 'tools/list') {
+        json(res, { jsonrpc: '2.0', id: msg.id, result: TOOLS });
+      } else if (msg.method === 'tools/list' || msg.method === 'tools/call') {
+        pending = {
           id: msg.id,
-          result: { tools: [{ name: 'slow', inputSchema: { type: 'object', properties: {} } }] },
-        });
-      } else if (msg.method === 'tools/call') {
-        pending = msg.id;
+          result: msg.method === 'tools/list' ? TOOLS : { content: [{ type: 'text', text: 'resumed' }] },
+        };
         res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': session });
         eventId += 1;
         res.write(`id: e${eventId}\nretry: ${retryMs}\ndata: \n\n`);
@@ -121,14 +124,14 @@ async function resumingServer(retryMs: number, resume: ResumingServer['resume'])
   return state;
 }
 
-function make(url: string): McpPool {
+function make(url: string, connectMs = 20_000): McpPool {
   const servers = mergeSources([{ source: 'constructor', servers: { remote: { type: 'http', url } } }], {
     workdir: '/tmp/wave-pool-resume',
   }).servers;
   const pool = McpPool.create({
     servers,
     clock: countingClock(),
-    timeouts: { callMs: 20_000 },
+    timeouts: { callMs: 20_000, connectMs },
     reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000, maxAttempts: 1 },
   });
   pools.push(pool);
@@ -152,6 +155,20 @@ describe('resumable streams (SEP-1699)', () => {
     expect(resumed[0]!.at - srv.closedAt[0]!).toBeGreaterThanOrEqual(150);
     // Resumption is not a lost connection.
     expect(pool.get('remote')?.status).toBe('connected');
+    expect(pool.get('remote')?.generation).toBe(1);
+  });
+
+  it('a tools/list stream closed after a priming event during the dial is resumed: the server connects (no CONNECT_TIMEOUT)', async () => {
+    const srv = await resumingServer(200, 'deliver', 'tools/list');
+    // A connect timeout far above the resumption (raw SDK: connected in ~0.2 s).
+    const pool = make(srv.url, 20_000);
+    const t0 = Date.now();
+    const rec = await pool.connect('remote');
+    expect(rec.error).toBeUndefined();
+    expect(rec.status).toBe('connected');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(rec.tools.map((t) => t.name)).toEqual(['slow']);
+    expect(srv.gets.filter((g) => g.lastEventId !== undefined).map((g) => g.lastEventId)).toEqual(['e1']);
     expect(pool.get('remote')?.generation).toBe(1);
   });
 
