@@ -1,4 +1,5 @@
 import { assertConnectable, isKnownTransport, isMcpConfigError, type ResolvedServer } from '@wave/mcp-config';
+import type { spawnTracked } from '@wave/proc-reaper';
 import { McpPoolError } from './errors';
 import { httpHandle } from './http-transport';
 import { inheritedEnvironment, resolveStdioCommand } from './stdio-command';
@@ -83,6 +84,56 @@ function where(server: ResolvedServer): string {
   return server.file ? ` (in ${server.file})` : '';
 }
 
+/** What the stdio part of the default factory looks at. Injected in tests (no Windows machine needed). */
+export interface StdioSpawnHost {
+  platform: NodeJS.Platform;
+  /** The host's environment (the allow-list is taken from it). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** @default a `statSync` check */
+  isFile?: ((path: string) => boolean) | undefined;
+  /** @default spawnTracked from `@wave/proc-reaper` */
+  spawn?: typeof spawnTracked | undefined;
+}
+
+/**
+ * The transport of a stdio server: the environment allow-list of the
+ * platform, the command resolved like the platform's shell does (Windows:
+ * `PATHEXT`, `.cmd` / `.bat` through `cmd.exe /d /s /c` with verbatim,
+ * quoted arguments), spawned through proc-reaper (group leader, marker,
+ * ledger). Not started.
+ */
+export function stdioTransport(
+  server: ResolvedServer,
+  ctx: TransportContext,
+  host: StdioSpawnHost = { platform: process.platform, env: process.env },
+): TrackedStdioTransport {
+  const env = stdioEnvironment(server, host.platform, host.env);
+  // Windows: PATHEXT lookup, and .cmd/.bat (npx) through cmd.exe. POSIX: unchanged.
+  const spawnAs = resolveStdioCommand(server.config.command!, server.config.args ?? [], {
+    platform: host.platform,
+    env,
+    cwd: server.config.cwd,
+    ...(host.isFile ? { isFile: host.isFile } : {}),
+  });
+  return new TrackedStdioTransport({
+    command: spawnAs.command,
+    args: spawnAs.args,
+    env,
+    cwd: server.config.cwd,
+    windowsVerbatimArguments: spawnAs.windowsVerbatimArguments,
+    stderrBytes: ctx.stderrBytes,
+    killGraceMs: ctx.killGraceMs,
+    markerNamespace: ctx.markerNamespace,
+    ...(ctx.maxMessageBytes !== undefined ? { maxLineBytes: ctx.maxMessageBytes } : {}),
+    ledger: ctx.ledger,
+    onLedgerError: ctx.onLedgerError,
+    clock: ctx.clock,
+    serverName: server.name,
+    onSpawn: ctx.onPid,
+    ...(host.spawn ? { spawn: host.spawn } : {}),
+  });
+}
+
 /**
  * The default {@link TransportFactory}: stdio servers through proc-reaper's
  * tracked spawn (process-group leader, marker, whole-tree kill), `http`
@@ -91,32 +142,7 @@ function where(server: ResolvedServer): string {
  */
 export function defaultTransportFactory(server: ResolvedServer, ctx: TransportContext): TransportHandle {
   assertDialable(server);
-  if (server.transport === 'stdio') {
-    const env = stdioEnvironment(server);
-    // Windows: PATHEXT lookup, and .cmd/.bat (npx) through cmd.exe. POSIX: unchanged.
-    const spawnAs = resolveStdioCommand(server.config.command!, server.config.args ?? [], {
-      platform: process.platform,
-      env,
-      cwd: server.config.cwd,
-    });
-    const t = new TrackedStdioTransport({
-      command: spawnAs.command,
-      args: spawnAs.args,
-      env,
-      cwd: server.config.cwd,
-      windowsVerbatimArguments: spawnAs.windowsVerbatimArguments,
-      stderrBytes: ctx.stderrBytes,
-      killGraceMs: ctx.killGraceMs,
-      markerNamespace: ctx.markerNamespace,
-      ...(ctx.maxMessageBytes !== undefined ? { maxLineBytes: ctx.maxMessageBytes } : {}),
-      ledger: ctx.ledger,
-      onLedgerError: ctx.onLedgerError,
-      clock: ctx.clock,
-      serverName: server.name,
-      onSpawn: ctx.onPid,
-    });
-    return stdioHandle(t);
-  }
+  if (server.transport === 'stdio') return stdioHandle(stdioTransport(server, ctx));
   return httpHandle({
     kind: server.transport === 'sse' ? 'sse' : 'http',
     url: server.config.url!,

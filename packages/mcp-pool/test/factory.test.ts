@@ -2,7 +2,13 @@ import type { ResolvedServer } from '@wave/mcp-config';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock';
 import { McpPoolError } from '../src/errors';
-import { assertDialable, defaultTransportFactory, stdioEnvironment } from '../src/factory';
+import {
+  assertDialable,
+  defaultTransportFactory,
+  type StdioSpawnHost,
+  stdioEnvironment,
+  stdioTransport,
+} from '../src/factory';
 
 const base = (over: Partial<ResolvedServer>): ResolvedServer => ({
   name: 'srv',
@@ -84,5 +90,83 @@ describe('defaultTransportFactory', () => {
 
   it('refuses an unknown type before creating anything', () => {
     expect(() => defaultTransportFactory(base({ transport: 'carrier-pigeon' }), ctx)).toThrow(McpPoolError);
+  });
+});
+
+describe('stdioTransport: what is spawned, per platform (injected; no Windows machine needed)', () => {
+  const ctx = {
+    signal: new AbortController().signal,
+    onPid: () => {},
+    clock: systemClock(),
+    stderrBytes: 1024,
+    killGraceMs: 100,
+  };
+  type Spawned = { command: string; args: readonly string[]; options: Record<string, unknown> };
+  /** Starts the transport with a spawner that records what it was asked and starts nothing. */
+  async function spawned(server: ResolvedServer, host: Omit<StdioSpawnHost, 'spawn'>): Promise<Spawned> {
+    const seen: Spawned[] = [];
+    const t = stdioTransport(server, ctx, {
+      ...host,
+      spawn: (command, args = [], options = {}) => {
+        seen.push({ command, args, options: options as Record<string, unknown> });
+        throw new Error('not spawned in this test');
+      },
+    });
+    await expect(t.start()).rejects.toMatchObject({ code: 'SPAWN_FAILED' });
+    expect(seen).toHaveLength(1);
+    return seen[0]!;
+  }
+  const winEnv = {
+    Path: 'C:\\Windows\\system32;C:\\Program Files\\nodejs',
+    PATHEXT: '.COM;.EXE;.BAT;.CMD',
+    ComSpec: 'C:\\Windows\\system32\\cmd.exe',
+    SystemRoot: 'C:\\Windows',
+    APPDATA: 'C:\\Users\\ada\\AppData\\Roaming',
+    LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local',
+    ProgramFiles: 'C:\\Program Files',
+    TEMP: 'C:\\Users\\ada\\AppData\\Local\\Temp',
+    GITHUB_TOKEN: 'do-not-leak',
+  };
+
+  it('Windows: npx (npx.cmd on Path) runs through cmd.exe /d /s /c, verbatim and quoted, with what Windows programs need', async () => {
+    const server = base({
+      config: { command: 'npx', args: ['-y', '@scope/server', 'a b&c'], env: { API_KEY: 'k' } },
+    });
+    const s = await spawned(server, {
+      platform: 'win32',
+      env: winEnv,
+      isFile: (p) => p === 'C:\\Program Files\\nodejs\\npx.cmd',
+    });
+    expect(s.command).toBe('C:\\Windows\\system32\\cmd.exe');
+    expect(s.args.slice(0, 3)).toEqual(['/d', '/s', '/c']);
+    expect(s.args[3]).toBe('"C:\\Program^ Files\\nodejs\\npx.cmd ^"-y^" ^"@scope/server^" ^"a^ b^&c^""');
+    expect(s.options.windowsVerbatimArguments).toBe(true);
+    const env = s.options.env as Record<string, string>;
+    for (const k of [
+      'Path',
+      'PATHEXT',
+      'ComSpec',
+      'SystemRoot',
+      'APPDATA',
+      'LOCALAPPDATA',
+      'ProgramFiles',
+      'TEMP',
+    ]) {
+      expect(env[k], k).toBe(winEnv[k as keyof typeof winEnv]);
+    }
+    expect(env.API_KEY).toBe('k');
+    expect(env.GITHUB_TOKEN).toBeUndefined();
+  });
+
+  it('POSIX: the command and arguments as configured, no verbatim arguments, the POSIX allow-list', async () => {
+    const server = base({ config: { command: 'npx', args: ['-y', 'a b&c'] } });
+    const s = await spawned(server, {
+      platform: 'linux',
+      env: { PATH: '/usr/bin', HOME: '/home/ada', GITHUB_TOKEN: 'do-not-leak' },
+    });
+    expect([s.command, ...s.args]).toEqual(['npx', '-y', 'a b&c']);
+    expect(s.options.windowsVerbatimArguments).toBeUndefined();
+    expect(s.options.env).toMatchObject({ PATH: '/usr/bin', HOME: '/home/ada' });
+    expect((s.options.env as Record<string, string>).GITHUB_TOKEN).toBeUndefined();
   });
 });
