@@ -289,6 +289,33 @@ describe('wave ui: Settings -> MCP', () => {
     expect(target).not.toContain('pa55word');
     expect(await page.textContent('body')).not.toContain('sk-secret-value-123');
     await screenshot(page, 'mcp-user-tab');
+    // The type of each server.
+    expect(await row.getByTestId('transport').textContent()).toBe('stdio');
+    expect(await remote.getByTestId('transport').textContent()).toBe('http');
+    // Every status has its own colour, and a row's status wears it.
+    const colours = await page.evaluate(() => {
+      const out: Record<string, string> = {};
+      for (const status of [
+        'connected',
+        'connecting',
+        'reconnecting',
+        'error',
+        'disconnected',
+        'disabled',
+        'needs-auth',
+      ]) {
+        const el = document.createElement('span');
+        el.className = `status status-${status}`;
+        document.body.append(el);
+        out[status] = getComputedStyle(el).backgroundColor;
+        el.remove();
+      }
+      return out;
+    });
+    expect(new Set(Object.values(colours)).size).toBe(7);
+    expect(await row.getByTestId('status').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(
+      colours.disconnected,
+    );
     // Switched off on this machine: disabled, no connect button.
     const off = page.getByTestId('server-off');
     expect(await off.getByTestId('status').textContent()).toBe('disabled');
@@ -537,32 +564,68 @@ describe('wave ui: no model configured', () => {
 });
 
 describe('wave ui: actions always settle', () => {
-  it('a row whose server was removed meanwhile (page not told) ends in an error toast and a refreshed list', async () => {
+  it('a row whose server was removed meanwhile (page not told): Disconnect and Connect end in an error toast and a refreshed list', async () => {
     const s = await sandbox();
     await writeUserConfig(s, {
       hello: { command: process.execPath, args: [hello] },
+      idle: { command: process.execPath, args: [hello] },
       other: { command: process.execPath, args: [hello] },
     });
     const m = await fakeModel({});
     const ui = await startUi(s, modelArgs(m));
+    expect((await ui.api('POST', '/api/mcp/servers/hello/connect')).json.servers[0].status).toBe('connected');
     const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
     onTestFinished(() => context.close());
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
-    // This page hears no live updates, so its row goes stale.
+    // This page hears no live updates, so its rows go stale.
     await page.route('**/api/events**', (route) => route.abort());
     await page.goto(ui.url);
     await openMcp(page);
-    await page.getByTestId('server-hello').waitFor();
-    expect((await ui.api('DELETE', '/api/mcp/servers/hello')).status).toBe(200);
+    // A connected server removed from the file by someone else: Disconnect.
     const button = page.getByTestId('server-hello').getByTestId('action');
+    expect(await button.textContent()).toBe('Disconnect');
+    expect((await ui.api('DELETE', '/api/mcp/servers/hello')).status).toBe(200);
     await button.click();
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain('No MCP server named "hello"');
+    await page.getByRole('alert').filter({ hasText: 'No MCP server named "hello"' }).waitFor();
     await page.getByTestId('server-hello').waitFor({ state: 'detached' });
-    expect(await page.getByTestId('server-other').count()).toBe(1);
     await screenshot(page, 'mcp-action-on-removed-server');
+    // A disconnected one: Connect.
+    const idle = page.getByTestId('server-idle').getByTestId('action');
+    expect(await idle.textContent()).toBe('Connect');
+    expect((await ui.api('DELETE', '/api/mcp/servers/idle')).status).toBe(200);
+    await idle.click();
+    await page.getByRole('alert').filter({ hasText: 'No MCP server named "idle"' }).waitFor();
+    await page.getByTestId('server-idle').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('server-other').count()).toBe(1);
+    await closeUi(ui);
+  });
+
+  it('--port serves on the chosen port; --cwd picks the project folder', async () => {
+    const s = await sandbox();
+    const other = join(s.root, 'other-project');
+    await mkdir(other);
+    await writeFile(
+      join(other, '.mcp.json'),
+      JSON.stringify({ mcpServers: { elsewhere: { command: process.execPath, args: [hello] } } }),
+    );
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const m = await fakeModel({});
+    const ui = await startUi(s, ['--port', String(port), '--cwd', other, ...modelArgs(m)]);
+    expect(ui.base).toBe(`http://127.0.0.1:${port}`);
+    const r = await ui.api('GET', '/api/mcp/servers');
+    expect(r.json).toMatchObject({
+      workdir: other,
+      project: 'other-project',
+      files: { project: join(other, '.mcp.json') },
+    });
+    expect(r.json.servers.map((v: { name: string; source: string }) => [v.name, v.source])).toEqual([
+      ['elsewhere', 'project'],
+    ]);
     await closeUi(ui);
   });
 

@@ -405,7 +405,7 @@ function ServerRow(props: { s: UiServer; now: number }) {
     <div class="server-main">
       <span class="server-name">${s.name}</span>
       <span class="badge source">${s.plugin ? `plugin ${s.plugin}` : s.source}</span>
-      <span class="badge">${s.transport}</span>
+      <span class="badge" data-testid="transport">${s.transport}</span>
       <span class=${`status status-${s.status}`} data-testid="status">${s.status}</span>
     </div>
     <code class="target" data-testid="target">${s.target}</code>
