@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { McpSnapshot, UiServer } from '../src/ui/api-types';
 import { checkRequest, type RequestFacts, tokenOf } from '../src/ui/security';
 import { uiMessage } from '../src/ui/session';
-import { actionButton, addPrompt, newerSnapshot, relativeTime, serversOfTab } from '../ui/logic';
+import { actionButton, addPrompt, editPlan, newerSnapshot, relativeTime, serversOfTab } from '../ui/logic';
 
 const TOKEN = 'a'.repeat(64);
 const ok: RequestFacts = { host: '127.0.0.1:4000', origin: undefined, fetchSite: undefined, token: TOKEN };
@@ -105,6 +105,20 @@ describe('page logic', () => {
     expect(serversOfTab(list, 'plugin').map((s) => s.name)).toEqual(['g']);
     expect(addPrompt('project', 'shop')).toContain('"shop"');
     expect(addPrompt('user', 'shop')).toMatch(/^\/settings .*user-level/);
+  });
+
+  it('Edit: the prompt always; the file only when the server names an absolute path', () => {
+    const prompt = 'Help me edit the MCP server "s": change <what> to <new value>';
+    expect(editPlan(server({ file: '/home/me/.wave/mcp.json' }))).toEqual({
+      prompt,
+      file: '/home/me/.wave/mcp.json',
+    });
+    expect(editPlan(server({ file: 'C:\\Users\\me\\.wave\\mcp.json' })).file).toBe(
+      'C:\\Users\\me\\.wave\\mcp.json',
+    );
+    expect(editPlan(server({}))).toEqual({ prompt });
+    expect(editPlan(server({ file: '~/.wave/mcp.json' }))).toEqual({ prompt });
+    expect(editPlan(server({ file: '.mcp.json' }))).toEqual({ prompt });
   });
 
   it('relative times', () => {

@@ -363,6 +363,7 @@ describe('wave ui: Settings -> MCP', () => {
     // The label changes at once and the button is disabled while the dial runs.
     expect(await button.textContent()).toBe('Connecting...');
     expect(await button.isDisabled()).toBe(true);
+    await screenshot(page, 'mcp-connecting');
     await page.locator('[data-testid="server-stubborn"][data-status="connected"]').waitFor();
     expect(await row.getByTestId('status').textContent()).toBe('connected');
     expect(await row.getByTestId('tools').textContent()).toBe('9 tools');
