@@ -351,6 +351,7 @@ describe('wave ui: Settings -> MCP', () => {
         command: process.execPath,
         args: ['-e', 'console.error("no database at db.local:5432"); process.exit(3)'],
       },
+      slow: { command: process.execPath, args: [fixturePath('slow-init')], env: { SLOW_INIT_MS: '5000' } },
     });
     const m = await fakeModel({});
     const ui = await startUi(s, modelArgs(m));
@@ -388,6 +389,13 @@ describe('wave ui: Settings -> MCP', () => {
     );
     expect(await broken.getByTestId('action').textContent()).toBe('Reconnect');
     await screenshot(page, 'mcp-error-row');
+    // A slow handshake: the row shows "connecting" (pushed live) until the dial ends.
+    const slow = page.getByTestId('server-slow');
+    await slow.getByTestId('action').click();
+    await page.locator('[data-testid="server-slow"][data-status="connecting"]').waitFor();
+    expect(await slow.getByTestId('status').textContent()).toBe('connecting');
+    await screenshot(page, 'mcp-status-connecting');
+    await page.locator('[data-testid="server-slow"][data-status="connected"]').waitFor();
     await closeUi(ui);
   });
 
