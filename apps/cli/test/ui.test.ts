@@ -2,7 +2,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type FakeModelServer, findProcessesByMarker, fixturePath, startFakeOpenAI } from '@wave/testkit';
+import {
+  type FakeModelServer,
+  findProcessesByMarker,
+  fixturePath,
+  startFakeOpenAI,
+  startHttpFixture,
+} from '@wave/testkit';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Sandbox, sandbox } from './helpers';
@@ -396,6 +402,32 @@ describe('wave ui: Settings -> MCP', () => {
     expect(await slow.getByTestId('status').textContent()).toBe('connecting');
     await screenshot(page, 'mcp-status-connecting');
     await page.locator('[data-testid="server-slow"][data-status="connected"]').waitFor();
+    await closeUi(ui);
+  });
+
+  it('a remote server that goes away shows "reconnecting" live; Disconnect during the retries settles', async () => {
+    const f = await startHttpFixture({ transport: 'sse' });
+    onTestFinished(() => f.close());
+    const s = await sandbox();
+    await writeUserConfig(s, { remote: { type: 'sse', url: f.url } });
+    const m = await fakeModel({});
+    const ui = await startUi(s, modelArgs(m));
+    const page = await openPage(browser, ui);
+    await openMcp(page);
+    const row = page.getByTestId('server-remote');
+    await row.getByTestId('action').click();
+    await page.locator('[data-testid="server-remote"][data-status="connected"]').waitFor();
+    await f.stop();
+    // Retries back off for seconds (5 attempts from 0.5 s, doubling): the row says so meanwhile.
+    await page.locator('[data-testid="server-remote"][data-status="reconnecting"]').waitFor();
+    expect(await row.getByTestId('action').textContent()).toBe('Disconnect');
+    await screenshot(page, 'mcp-reconnecting');
+    await row.getByTestId('action').click();
+    await page.locator('[data-testid="server-remote"][data-status="disconnected"]').waitFor();
+    await page.waitForFunction(() => {
+      const b = document.querySelector('[data-testid="server-remote"] [data-testid="action"]');
+      return b?.textContent === 'Connect' && !(b as HTMLButtonElement).disabled;
+    });
     await closeUi(ui);
   });
 
