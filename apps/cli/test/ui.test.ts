@@ -642,7 +642,7 @@ describe('wave ui: actions always settle', () => {
     await closeUi(ui);
   });
 
-  it('--port serves on the chosen port; --cwd picks the project folder', async () => {
+  it('--port serves on the chosen port of 127.0.0.1 only; --cwd picks the project folder', async () => {
     const s = await sandbox();
     const other = join(s.root, 'other-project');
     await mkdir(other);
@@ -658,6 +658,21 @@ describe('wave ui: actions always settle', () => {
     const m = await fakeModel({});
     const ui = await startUi(s, ['--port', String(port), '--cwd', other, ...modelArgs(m)]);
     expect(ui.base).toBe(`http://127.0.0.1:${port}`);
+    // Only the IPv4 loopback listens: not ::1, not this machine's other addresses.
+    const { networkInterfaces } = await import('node:os');
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a !== undefined && !a.internal)
+      .map((a) => (a?.family === 'IPv6' ? `[${a.address.split('%')[0]}]` : a?.address));
+    for (const host of ['[::1]', ...others]) {
+      const reached = await fetch(`http://${host}:${port}/api/state?token=${ui.token}`, {
+        signal: AbortSignal.timeout(5000),
+      }).then(
+        (res) => `HTTP ${res.status}`,
+        (err: Error) => String((err.cause as { code?: string } | undefined)?.code ?? err.name),
+      );
+      expect(reached, host).not.toMatch(/^HTTP/);
+    }
     const r = await ui.api('GET', '/api/mcp/servers');
     expect(r.json).toMatchObject({
       workdir: other,
