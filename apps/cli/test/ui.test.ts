@@ -344,6 +344,12 @@ describe('wave ui: Settings -> MCP', () => {
     await page.getByRole('button', { name: '← Back' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     expect(await page.getByTestId('msg-user').count()).toBe(0);
+    // The Conversation tab of the header returns too, also without a message.
+    await openMcp(page);
+    await page.getByRole('button', { name: 'Conversation' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    expect(await page.getByTestId('mcp-settings').count()).toBe(0);
+    expect(await page.getByTestId('msg-user').count()).toBe(0);
     expect((await ui.api('GET', '/api/state')).json.messages).toEqual([]);
     expect(m.requests).toHaveLength(0);
     await closeUi(ui);
@@ -522,6 +528,8 @@ describe('wave ui: Settings -> MCP', () => {
     expect(await page.getByTestId('server-proj').count()).toBe(1);
     expect(await projectText()).toBe(projBefore);
     await screenshot(page, 'mcp-delete-failed');
+    // Deleting never went through the model.
+    expect(m.requests).toHaveLength(0);
     await closeUi(ui);
   });
 
@@ -542,6 +550,9 @@ describe('wave ui: Settings -> MCP', () => {
     // An empty tab says how to add a server and where it goes.
     expect(await page.getByTestId('empty').textContent()).toContain(join(s.workdir, '.mcp.json'));
     await screenshot(page, 'mcp-project-empty');
+    await page.getByRole('tab', { name: /Plugin MCP/ }).click();
+    expect(await page.getByTestId('empty').textContent()).toContain('wave plugin add');
+    await page.getByRole('tab', { name: /Project MCP/ }).click();
     await page.getByRole('button', { name: 'Add project-level MCP server' }).click();
     expect(await input.inputValue()).toContain('"project"');
     await openMcp(page);
