@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { McpSnapshot, UiServer } from '../src/ui/api-types';
 import { checkRequest, type RequestFacts, tokenOf } from '../src/ui/security';
 import { uiMessage } from '../src/ui/session';
-import { actionButton, addPrompt, newerSnapshot, relativeTime, serversOfTab } from '../ui/logic';
+import { actionButton, addPrompt, editPlan, newerSnapshot, relativeTime, serversOfTab } from '../ui/logic';
 
 const TOKEN = 'a'.repeat(64);
 const ok: RequestFacts = { host: '127.0.0.1:4000', origin: undefined, fetchSite: undefined, token: TOKEN };
@@ -106,6 +107,20 @@ describe('page logic', () => {
     expect(addPrompt('user', 'shop')).toMatch(/^\/settings .*user-level/);
   });
 
+  it('Edit: the prompt always; the file only when the server names an absolute path', () => {
+    const prompt = 'Help me edit the MCP server "s": change <what> to <new value>';
+    expect(editPlan(server({ file: '/home/me/.wave/mcp.json' }))).toEqual({
+      prompt,
+      file: '/home/me/.wave/mcp.json',
+    });
+    expect(editPlan(server({ file: 'C:\\Users\\me\\.wave\\mcp.json' })).file).toBe(
+      'C:\\Users\\me\\.wave\\mcp.json',
+    );
+    expect(editPlan(server({}))).toEqual({ prompt });
+    expect(editPlan(server({ file: '~/.wave/mcp.json' }))).toEqual({ prompt });
+    expect(editPlan(server({ file: '.mcp.json' }))).toEqual({ prompt });
+  });
+
   it('relative times', () => {
     expect(relativeTime(0, 500)).toBe('just now');
     expect(relativeTime(0, 30_000)).toBe('30 seconds ago');
@@ -124,5 +139,35 @@ describe('page logic', () => {
     expect(
       uiMessage({ role: 'tool', toolCallId: 'c1', name: 'mcp__a__b', content: 'boom', isError: true }, 2),
     ).toEqual({ id: 2, role: 'tool', text: 'boom', toolCallId: 'c1', name: 'mcp__a__b', isError: true });
+  });
+});
+
+describe('the README documents the API', () => {
+  const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+
+  it('every error status and code the server can answer with is in the README error table', () => {
+    const sources = ['../src/ui/server.ts', '../src/ui/session.ts', '../src/ui/security.ts']
+      .map(read)
+      .join('\n');
+    // Not responses: the model adapter's error and abort reasons end a turn or a sign-in (a `busy` or `signIn` event).
+    const notResponses = new Set(['NO_MODEL', 'STOPPED', 'SUPERSEDED']);
+    const answered = new Set<string>();
+    for (const re of [
+      /new UiError\(([^']*)'([A-Z_]+)'[\s\S]*?,\s*(\d{3}),?\s*\)/g,
+      /fail\(res, ()(\d{3}), '([A-Z_]+)'/g,
+      /status: ()(\d{3}),\s*code: '([A-Z_]+)'/g,
+    ]) {
+      for (const m of sources.matchAll(re)) {
+        const [code, status] = /^\d/.test(m[2] as string) ? [m[3], m[2]] : [m[2], m[3]];
+        if (!notResponses.has(code as string)) answered.add(`${status} ${code}`);
+      }
+    }
+    const readme = read('../README.md');
+    const section = readme.slice(readme.indexOf('**Errors** are'), readme.indexOf('| method and path |'));
+    const documented = new Set(
+      [...section.matchAll(/^\| (\d{3}) \| `([A-Z_]+)`/gm)].map((m) => `${m[1]} ${m[2]}`),
+    );
+    expect(answered.size).toBeGreaterThanOrEqual(15);
+    expect([...answered].sort()).toEqual([...documented].sort());
   });
 });

@@ -2,7 +2,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type FakeModelServer, findProcessesByMarker, fixturePath, startFakeOpenAI } from '@wave/testkit';
+import {
+  type FakeModelServer,
+  findProcessesByMarker,
+  fixturePath,
+  startFakeOpenAI,
+  startHttpFixture,
+} from '@wave/testkit';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Sandbox, sandbox } from './helpers';
@@ -289,6 +295,33 @@ describe('wave ui: Settings -> MCP', () => {
     expect(target).not.toContain('pa55word');
     expect(await page.textContent('body')).not.toContain('sk-secret-value-123');
     await screenshot(page, 'mcp-user-tab');
+    // The type of each server.
+    expect(await row.getByTestId('transport').textContent()).toBe('stdio');
+    expect(await remote.getByTestId('transport').textContent()).toBe('http');
+    // Every status has its own colour, and a row's status wears it.
+    const colours = await page.evaluate(() => {
+      const out: Record<string, string> = {};
+      for (const status of [
+        'connected',
+        'connecting',
+        'reconnecting',
+        'error',
+        'disconnected',
+        'disabled',
+        'needs-auth',
+      ]) {
+        const el = document.createElement('span');
+        el.className = `status status-${status}`;
+        document.body.append(el);
+        out[status] = getComputedStyle(el).backgroundColor;
+        el.remove();
+      }
+      return out;
+    });
+    expect(new Set(Object.values(colours)).size).toBe(7);
+    expect(await row.getByTestId('status').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(
+      colours.disconnected,
+    );
     // Switched off on this machine: disabled, no connect button.
     const off = page.getByTestId('server-off');
     expect(await off.getByTestId('status').textContent()).toBe('disabled');
@@ -311,6 +344,12 @@ describe('wave ui: Settings -> MCP', () => {
     await page.getByRole('button', { name: '← Back' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     expect(await page.getByTestId('msg-user').count()).toBe(0);
+    // The Conversation tab of the header returns too, also without a message.
+    await openMcp(page);
+    await page.getByRole('button', { name: 'Conversation' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    expect(await page.getByTestId('mcp-settings').count()).toBe(0);
+    expect(await page.getByTestId('msg-user').count()).toBe(0);
     expect((await ui.api('GET', '/api/state')).json.messages).toEqual([]);
     expect(m.requests).toHaveLength(0);
     await closeUi(ui);
@@ -324,6 +363,7 @@ describe('wave ui: Settings -> MCP', () => {
         command: process.execPath,
         args: ['-e', 'console.error("no database at db.local:5432"); process.exit(3)'],
       },
+      slow: { command: process.execPath, args: [fixturePath('slow-init')], env: { SLOW_INIT_MS: '5000' } },
     });
     const m = await fakeModel({});
     const ui = await startUi(s, modelArgs(m));
@@ -336,6 +376,7 @@ describe('wave ui: Settings -> MCP', () => {
     // The label changes at once and the button is disabled while the dial runs.
     expect(await button.textContent()).toBe('Connecting...');
     expect(await button.isDisabled()).toBe(true);
+    await screenshot(page, 'mcp-connecting');
     await page.locator('[data-testid="server-stubborn"][data-status="connected"]').waitFor();
     expect(await row.getByTestId('status').textContent()).toBe('connected');
     expect(await row.getByTestId('tools').textContent()).toBe('9 tools');
@@ -360,6 +401,39 @@ describe('wave ui: Settings -> MCP', () => {
     );
     expect(await broken.getByTestId('action').textContent()).toBe('Reconnect');
     await screenshot(page, 'mcp-error-row');
+    // A slow handshake: the row shows "connecting" (pushed live) until the dial ends.
+    const slow = page.getByTestId('server-slow');
+    await slow.getByTestId('action').click();
+    await page.locator('[data-testid="server-slow"][data-status="connecting"]').waitFor();
+    expect(await slow.getByTestId('status').textContent()).toBe('connecting');
+    await screenshot(page, 'mcp-status-connecting');
+    await page.locator('[data-testid="server-slow"][data-status="connected"]').waitFor();
+    await closeUi(ui);
+  });
+
+  it('a remote server that goes away shows "reconnecting" live; Disconnect during the retries settles', async () => {
+    const f = await startHttpFixture({ transport: 'sse' });
+    onTestFinished(() => f.close());
+    const s = await sandbox();
+    await writeUserConfig(s, { remote: { type: 'sse', url: f.url } });
+    const m = await fakeModel({});
+    const ui = await startUi(s, modelArgs(m));
+    const page = await openPage(browser, ui);
+    await openMcp(page);
+    const row = page.getByTestId('server-remote');
+    await row.getByTestId('action').click();
+    await page.locator('[data-testid="server-remote"][data-status="connected"]').waitFor();
+    await f.stop();
+    // Retries back off for seconds (5 attempts from 0.5 s, doubling): the row says so meanwhile.
+    await page.locator('[data-testid="server-remote"][data-status="reconnecting"]').waitFor();
+    expect(await row.getByTestId('action').textContent()).toBe('Disconnect');
+    await screenshot(page, 'mcp-reconnecting');
+    await row.getByTestId('action').click();
+    await page.locator('[data-testid="server-remote"][data-status="disconnected"]').waitFor();
+    await page.waitForFunction(() => {
+      const b = document.querySelector('[data-testid="server-remote"] [data-testid="action"]');
+      return b?.textContent === 'Connect' && !(b as HTMLButtonElement).disabled;
+    });
     await closeUi(ui);
   });
 
@@ -454,6 +528,8 @@ describe('wave ui: Settings -> MCP', () => {
     expect(await page.getByTestId('server-proj').count()).toBe(1);
     expect(await projectText()).toBe(projBefore);
     await screenshot(page, 'mcp-delete-failed');
+    // Deleting never went through the model.
+    expect(m.requests).toHaveLength(0);
     await closeUi(ui);
   });
 
@@ -474,6 +550,9 @@ describe('wave ui: Settings -> MCP', () => {
     // An empty tab says how to add a server and where it goes.
     expect(await page.getByTestId('empty').textContent()).toContain(join(s.workdir, '.mcp.json'));
     await screenshot(page, 'mcp-project-empty');
+    await page.getByRole('tab', { name: /Plugin MCP/ }).click();
+    expect(await page.getByTestId('empty').textContent()).toContain('wave plugin add');
+    await page.getByRole('tab', { name: /Project MCP/ }).click();
     await page.getByRole('button', { name: 'Add project-level MCP server' }).click();
     expect(await input.inputValue()).toContain('"project"');
     await openMcp(page);
@@ -537,32 +616,83 @@ describe('wave ui: no model configured', () => {
 });
 
 describe('wave ui: actions always settle', () => {
-  it('a row whose server was removed meanwhile (page not told) ends in an error toast and a refreshed list', async () => {
+  it('a row whose server was removed meanwhile (page not told): Disconnect and Connect end in an error toast and a refreshed list', async () => {
     const s = await sandbox();
     await writeUserConfig(s, {
       hello: { command: process.execPath, args: [hello] },
+      idle: { command: process.execPath, args: [hello] },
       other: { command: process.execPath, args: [hello] },
     });
     const m = await fakeModel({});
     const ui = await startUi(s, modelArgs(m));
+    expect((await ui.api('POST', '/api/mcp/servers/hello/connect')).json.servers[0].status).toBe('connected');
     const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
     onTestFinished(() => context.close());
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
-    // This page hears no live updates, so its row goes stale.
+    // This page hears no live updates, so its rows go stale.
     await page.route('**/api/events**', (route) => route.abort());
     await page.goto(ui.url);
     await openMcp(page);
-    await page.getByTestId('server-hello').waitFor();
-    expect((await ui.api('DELETE', '/api/mcp/servers/hello')).status).toBe(200);
+    // A connected server removed from the file by someone else: Disconnect.
     const button = page.getByTestId('server-hello').getByTestId('action');
+    expect(await button.textContent()).toBe('Disconnect');
+    expect((await ui.api('DELETE', '/api/mcp/servers/hello')).status).toBe(200);
     await button.click();
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain('No MCP server named "hello"');
+    await page.getByRole('alert').filter({ hasText: 'No MCP server named "hello"' }).waitFor();
     await page.getByTestId('server-hello').waitFor({ state: 'detached' });
-    expect(await page.getByTestId('server-other').count()).toBe(1);
     await screenshot(page, 'mcp-action-on-removed-server');
+    // A disconnected one: Connect.
+    const idle = page.getByTestId('server-idle').getByTestId('action');
+    expect(await idle.textContent()).toBe('Connect');
+    expect((await ui.api('DELETE', '/api/mcp/servers/idle')).status).toBe(200);
+    await idle.click();
+    await page.getByRole('alert').filter({ hasText: 'No MCP server named "idle"' }).waitFor();
+    await page.getByTestId('server-idle').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('server-other').count()).toBe(1);
+    await closeUi(ui);
+  });
+
+  it('--port serves on the chosen port of 127.0.0.1 only; --cwd picks the project folder', async () => {
+    const s = await sandbox();
+    const other = join(s.root, 'other-project');
+    await mkdir(other);
+    await writeFile(
+      join(other, '.mcp.json'),
+      JSON.stringify({ mcpServers: { elsewhere: { command: process.execPath, args: [hello] } } }),
+    );
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const m = await fakeModel({});
+    const ui = await startUi(s, ['--port', String(port), '--cwd', other, ...modelArgs(m)]);
+    expect(ui.base).toBe(`http://127.0.0.1:${port}`);
+    // Only the IPv4 loopback listens: not ::1, not this machine's other addresses.
+    const { networkInterfaces } = await import('node:os');
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a !== undefined && !a.internal)
+      .map((a) => (a?.family === 'IPv6' ? `[${a.address.split('%')[0]}]` : a?.address));
+    for (const host of ['[::1]', ...others]) {
+      const reached = await fetch(`http://${host}:${port}/api/state?token=${ui.token}`, {
+        signal: AbortSignal.timeout(5000),
+      }).then(
+        (res) => `HTTP ${res.status}`,
+        (err: Error) => String((err.cause as { code?: string } | undefined)?.code ?? err.name),
+      );
+      expect(reached, host).not.toMatch(/^HTTP/);
+    }
+    const r = await ui.api('GET', '/api/mcp/servers');
+    expect(r.json).toMatchObject({
+      workdir: other,
+      project: 'other-project',
+      files: { project: join(other, '.mcp.json') },
+    });
+    expect(r.json.servers.map((v: { name: string; source: string }) => [v.name, v.source])).toEqual([
+      ['elsewhere', 'project'],
+    ]);
     await closeUi(ui);
   });
 

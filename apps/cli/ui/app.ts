@@ -16,7 +16,7 @@ import { type Api, createApi, pageToken } from './api';
 import {
   actionButton,
   addPrompt,
-  editPrompt,
+  editPlan,
   emptyText,
   newerSnapshot,
   type PendingAction,
@@ -240,9 +240,10 @@ function startAdd(tab: 'user' | 'project'): void {
 }
 
 async function startEdit(s: UiServer): Promise<void> {
-  update({ view: 'chat', input: editPrompt(s), file: undefined });
+  const plan = editPlan(s);
+  update({ view: 'chat', input: plan.prompt, file: undefined });
   focusInput();
-  if (!s.file) return;
+  if (plan.file === undefined) return;
   try {
     const f = await api.configFile(s.name);
     update({ file: { ...f, server: s.name } });
@@ -405,7 +406,7 @@ function ServerRow(props: { s: UiServer; now: number }) {
     <div class="server-main">
       <span class="server-name">${s.name}</span>
       <span class="badge source">${s.plugin ? `plugin ${s.plugin}` : s.source}</span>
-      <span class="badge">${s.transport}</span>
+      <span class="badge" data-testid="transport">${s.transport}</span>
       <span class=${`status status-${s.status}`} data-testid="status">${s.status}</span>
     </div>
     <code class="target" data-testid="target">${s.target}</code>

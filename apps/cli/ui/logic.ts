@@ -55,6 +55,20 @@ export function editPrompt(s: UiServer): string {
   return `Help me edit the MCP server "${s.name}": change <what> to <new value>`;
 }
 
+/**
+ * What "Edit" does: the prompt always; the config file only when the server
+ * names its absolute path (a path is never made up here: no `~`, nothing relative).
+ */
+export function editPlan(s: UiServer): { prompt: string; file?: string } {
+  const prompt = editPrompt(s);
+  return s.file !== undefined && isAbsolutePath(s.file) ? { prompt, file: s.file } : { prompt };
+}
+
+/** POSIX `/x` or Windows `C:\x`, `\\server\share`. */
+function isAbsolutePath(p: string): boolean {
+  return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+}
+
 /** "3 minutes ago". */
 export function relativeTime(then: number, now: number): string {
   const s = Math.max(0, Math.round((now - then) / 1000));
