@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mergeSources } from '@wave/mcp-config';
 import { findProcessesByMarker, fixtureServer, isPidAlive, killMarked } from '@wave/testkit';
-import { McpPool } from '../dist/index.js';
+import { McpPool } from '../src/index';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const DIALS = Number(process.env.BENCH_DIALS ?? 10);
