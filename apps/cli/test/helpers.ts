@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import { inject, onTestFinished } from 'vitest';
 
 export interface WaveRun {
@@ -23,11 +23,10 @@ export interface Sandbox {
 
 /** A temp wave home + project folder, removed when the test ends. */
 export async function sandbox(): Promise<Sandbox> {
-  const root = await mkdtemp(join(tmpdir(), 'wave-cli-'));
+  const root = tempDir('wave-cli-');
   const home = join(root, 'home');
   const workdir = join(root, 'project');
   await Promise.all([mkdir(home), mkdir(workdir), mkdir(join(root, 'user-home'))]);
-  onTestFinished(() => rm(root, { recursive: true, force: true, maxRetries: 3 }));
   const bin = inject('waveBin');
   return {
     root,

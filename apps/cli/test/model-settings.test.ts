@@ -1,6 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@wave/testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../src/io';
 import {
@@ -122,24 +122,20 @@ describe('resolveModelSettings', () => {
 
 describe('readModelFileSettings', () => {
   it('reads JSONC, ignores a missing file, refuses malformed ones with the path', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'wave-settings-'));
-    try {
-      expect(await readModelFileSettings(home)).toBeUndefined();
-      await writeFile(
-        join(home, 'settings.json'),
-        '{ // mine\n "model": { "provider": "openai", "baseURL": "http://h/v1", "model": "m", },\n "other": 1 }',
-      );
-      expect(await readModelFileSettings(home)).toEqual({
-        provider: 'openai',
-        baseURL: 'http://h/v1',
-        model: 'm',
-      });
-      await writeFile(join(home, 'settings.json'), '{ "model": ');
-      await expect(readModelFileSettings(home)).rejects.toThrow(join(home, 'settings.json'));
-      await writeFile(join(home, 'settings.json'), '{ "model": { "model": 3 } }');
-      await expect(readModelFileSettings(home)).rejects.toThrow('"model.model" must be a string');
-    } finally {
-      await rm(home, { recursive: true, force: true });
-    }
+    const home = tempDir('wave-settings-');
+    expect(await readModelFileSettings(home)).toBeUndefined();
+    await writeFile(
+      join(home, 'settings.json'),
+      '{ // mine\n "model": { "provider": "openai", "baseURL": "http://h/v1", "model": "m", },\n "other": 1 }',
+    );
+    expect(await readModelFileSettings(home)).toEqual({
+      provider: 'openai',
+      baseURL: 'http://h/v1',
+      model: 'm',
+    });
+    await writeFile(join(home, 'settings.json'), '{ "model": ');
+    await expect(readModelFileSettings(home)).rejects.toThrow(join(home, 'settings.json'));
+    await writeFile(join(home, 'settings.json'), '{ "model": { "model": 3 } }');
+    await expect(readModelFileSettings(home)).rejects.toThrow('"model.model" must be a string');
   });
 });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -19,6 +18,7 @@ import { McpCacheError } from './errors';
 import { type CacheFs, nodeCacheFs } from './fs';
 import { resolveWaveHome } from './home';
 import { acquireLock, defaultIsPidAlive } from './lock';
+import { replaceFileAtomic } from './replace';
 import type {
   Clock,
   ToolCacheDebugCode,
@@ -334,34 +334,16 @@ export function createToolCache(opts: ToolCacheOptions = {}): ToolCache {
 
   const live = (s: { lastConnectedAt: number }): boolean => !isExpired(s, now(), ttlMs);
 
-  /** temp + rename in the same directory; a directory in the way is renamed aside (kept, never deleted). */
-  async function replaceFile(text: string): Promise<string> {
-    const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-    try {
-      const key = await fs.writeFile(temp, text, {
-        exclusive: true,
-        mode: 0o600,
-        fsync: opts.fsync ?? false,
-      });
-      try {
-        await fs.rename(temp, file);
-      } catch (error) {
-        const st = await fs.stat(file).catch(() => undefined);
-        if (st?.kind !== 'directory') throw error;
-        const aside = `${file}.moved-aside-${now()}-${randomUUID().slice(0, 8)}`;
-        await fs.rename(file, aside);
+  const replaceFile = (text: string): Promise<string> =>
+    replaceFileAtomic(fs, file, text, {
+      fsync: opts.fsync ?? false,
+      now,
+      onMovedAside: (aside) =>
         report(
           'moved-aside',
           `A directory was in the place of the tool cache ${file}; renamed it to ${aside}.`,
-        );
-        await fs.rename(temp, file);
-      }
-      return key;
-    } catch (error) {
-      await fs.unlink(temp).catch(() => {});
-      throw error;
-    }
-  }
+        ),
+    });
 
   async function writeLocked(
     workdir: string,

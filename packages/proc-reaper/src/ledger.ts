@@ -80,6 +80,24 @@ export function isHostAlive(host: LedgerFile['host'], table: ProcessTable): bool
 }
 
 /**
+ * Replace `file` by `text` atomically: `<file>.tmp` in the same folder (the
+ * sweep recognises and removes a dead host's temp file by that name), mode
+ * 0600 (a ledger lists commands and arguments), then a rename over `file`.
+ * A reader sees the old file or the new one; on failure the temp file is
+ * removed and the error rethrown.
+ */
+export async function replaceFile(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp`;
+  try {
+    await writeFile(tmp, text, { mode: 0o600 });
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/**
  * A ledger of tracked trees, kept in `dir` so that the next host can reap
  * what a crashed one left behind.
  *
@@ -118,9 +136,7 @@ export function createLedger(opts: LedgerOptions): Ledger {
       if (start !== undefined) host.startTime = start;
       const content: LedgerFile = { version: 1, host, entries: [...entries.values()] };
       await mkdir(dir, { recursive: true });
-      const tmp = `${file}.tmp`;
-      await writeFile(tmp, `${JSON.stringify(content, null, 2)}\n`);
-      await rename(tmp, file);
+      await replaceFile(file, `${JSON.stringify(content, null, 2)}\n`);
     } catch (err) {
       throw new ProcReaperError(
         'LEDGER_IO',

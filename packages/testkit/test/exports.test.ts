@@ -40,7 +40,7 @@ describe('public API', () => {
   });
 
   it('@wave/testkit/vitest exports exactly these runtime names', () => {
-    expect(Object.keys(vitestEntry).sort()).toEqual(['tempDir']);
+    expect(Object.keys(vitestEntry).sort()).toEqual(['describeAtomicReplace', 'tempDir']);
   });
 });
 
