@@ -91,3 +91,8 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/** The "Examples:" block that ends a command's `--help`. Pure. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+}
