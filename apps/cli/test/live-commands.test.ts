@@ -1,7 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { findProcessesByMarker, fixturePath, realServer } from '@wave/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { sandbox } from './helpers';
 
 const hello = fixturePath('hello');
@@ -166,6 +168,44 @@ describe('wave mcp doctor', () => {
     expect(text.stdout).toContain('ok  good (user)  connected');
     expect(text.stdout).toContain('FAIL  missing');
     noneLeft();
+  });
+
+  it('a remote server refusing its token (HTTP 401) and a TLS failure each get their fix', async () => {
+    // One plain-HTTP server on loopback: it refuses every request with 401 (no OAuth), and
+    // dialing it with https:// is a TLS failure.
+    const http = createServer((_req, res) => {
+      res.writeHead(401, { 'content-type': 'text/plain' });
+      res.end('bad token');
+    });
+    await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
+    onTestFinished(() => new Promise<void>((ok) => http.close(() => ok())));
+    const port = (http.address() as AddressInfo).port;
+    const s = await sandbox();
+    await s.wave([
+      'mcp',
+      'add',
+      'tokened',
+      '--url',
+      `http://127.0.0.1:${port}/mcp`,
+      '-H',
+      'Authorization: Bearer ${WAVE_TEST_TOKEN}',
+    ]);
+    await s.wave(['mcp', 'add', 'tls', '--url', `https://127.0.0.1:${port}/mcp`]);
+    const r = await s.wave(['mcp', 'doctor', '--json', '--timeout', '20000'], {
+      env: { WAVE_TEST_TOKEN: 'wrong-token-value' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('wrong-token-value');
+    const by = Object.fromEntries(
+      (JSON.parse(r.stdout).servers as { name: string; status: string; fixes: string[] }[]).map((x) => [
+        x.name,
+        x,
+      ]),
+    );
+    expect(by.tokened?.status).toBe('error');
+    expect(by.tokened?.fixes.join(' ')).toContain('HTTP 401');
+    expect(by.tls?.status).toBe('error');
+    expect(by.tls?.fixes.join(' ')).toContain('TLS failed');
   });
 
   it('all good: exit 0', async () => {

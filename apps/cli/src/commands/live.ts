@@ -152,9 +152,10 @@ export function suggestFix(
   if (/ENOENT|not found|command not found/i.test(msg) && s.config.command !== undefined) {
     out.push(`Install "${s.config.command}" or put it on PATH (or write its absolute path in the config).`);
   }
-  if (/\b401\b|unauthori[sz]ed/i.test(msg))
+  // The pool words an HTTP 401/403 as 'Check the "headers" (credentials)'; the SDK's own text may not name the status.
+  if (/\b40[13]\b|unauthori[sz]ed|forbidden|"headers" \(credentials\)/i.test(msg))
     out.push(
-      'The server refused the credentials (HTTP 401): check the Authorization header or token variable.',
+      'The server refused the credentials (HTTP 401/403): check the Authorization header or token variable.',
     );
   if (/certificate|TLS|SSL|self[- ]signed/i.test(msg))
     out.push('TLS failed: check the server certificate (NODE_EXTRA_CA_CERTS for a private CA).');
