@@ -56,6 +56,32 @@ describe('wave mcp connect / tools / call', () => {
     noneLeft();
   });
 
+  it('tools with no name: every enabled server, untrusted project servers skipped with a hint', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    await s.wave(['mcp', 'add', 'off', '--', process.execPath, hello]);
+    await s.wave(['mcp', 'disable', 'off']);
+    await writeFile(
+      join(s.workdir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: [hello] } } }),
+    );
+    let r = await s.wave(['mcp', 'tools']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('hello: 8 tools');
+    expect(r.stdout).toMatch(/^ {2}echo \(~\d+ tokens\)/m);
+    expect(r.stdout).not.toContain('off:');
+    expect(r.stdout).not.toContain('repo:');
+    expect(r.stderr).toContain('skipped "repo": not trusted on this machine (wave mcp trust repo)');
+    r = await s.wave(['mcp', 'tools', '--json', '--trust']);
+    expect(r.code).toBe(0);
+    const servers = JSON.parse(r.stdout).servers as { name: string; status: string; tools: unknown[] }[];
+    expect(servers.map((x) => [x.name, x.status, x.tools.length]).sort()).toEqual([
+      ['hello', 'connected', 8],
+      ['repo', 'connected', 8],
+    ]);
+    noneLeft();
+  });
+
   it('tools and call against the real server-everything', async () => {
     const s = await sandbox();
     const everything = realServer('everything');
