@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findProcessesByMarker, fixturePath, waitFor } from '@wave/testkit';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,21 @@ describe('prompts and Ctrl-C through a pseudo-terminal', () => {
     t.keys('y');
     await t.waitFor('EXIT=0');
     expect(JSON.parse(await readFile(file, 'utf8')).mcpServers).toEqual({});
+  });
+
+  it('remove: a write that fails after the question (the file is gone) is reported, exit 1, nothing written', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'a', '--', 'node', 'x.js']);
+    const file = join(s.home, 'mcp.json');
+    const t = terminal(s, ['mcp', 'remove', 'a']);
+    await t.waitFor(`Remove MCP server "a" from ${file}?`);
+    await rm(file);
+    t.keys('y');
+    const screen = await t.waitFor('EXIT=1');
+    expect(screen).toContain(file);
+    expect(screen).not.toContain('Removed MCP server');
+    expect(screen).not.toContain('unexpected error');
+    expect(await readdir(s.home)).not.toContain('mcp.json');
   });
 
   it('the trust prompt on a terminal: n refuses, y trusts and connects', async () => {
