@@ -233,6 +233,42 @@ describe('wave chat through a pseudo-terminal', () => {
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
   });
 
+  it('Ctrl-C during an Exec script cancels the turn; the chat goes on', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    // The echo inside the script is shown when it returns: the script is then running, on to the sleep.
+    const code =
+      'await tools.mcp__hello__echo({ text: "before" }); return await tools.mcp__hello__sleep({ ms: 600000 });';
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'x1', name: 'Exec', arguments: { code } }] },
+      { text: 'Still here.' },
+    ]);
+    const t = terminal(s, [
+      'chat',
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--tool-mode',
+      'exec',
+      '--allow',
+      'mcp__hello__*',
+    ]);
+    await t.waitFor('/help for commands');
+    t.keys('Run a script', 'Enter');
+    await t.waitFor(/↳ mcp__hello__echo .*ok/);
+    t.keys('C-c');
+    await t.waitFor('Cancelled.');
+    // The cancelled turn asked the model nothing more.
+    expect(model.requests).toHaveLength(1);
+    await t.waitFor(/^> $/m);
+    t.keys('and now?', 'Enter');
+    await t.waitFor('Still here.');
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
   it('Ctrl-C twice during a turn exits at once, servers stopped', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);

@@ -333,6 +333,36 @@ describe('wave run', () => {
     await waitFor(() => findProcessesByMarker(namespace).length === 0, { timeoutMs: 15_000 });
   });
 
+  it('Ctrl-C while an Exec script waits on a slow tool cancels the run: exit 130, no process left', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    // The echo inside the script is reported when it returns: the script is then running, on to the sleep.
+    const code =
+      'await tools.mcp__hello__echo({ text: "before" }); return await tools.mcp__hello__sleep({ ms: 600000 });';
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'x1', name: 'Exec', arguments: { code } }] },
+    ]);
+    const t = terminal(s, [
+      'run',
+      'nap in a script',
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--tool-mode',
+      'exec',
+      '--allow',
+      'mcp__hello__*',
+    ]);
+    await t.waitFor(/tool {3}mcp__hello__echo .*: ok/);
+    expect(findProcessesByMarker(namespace).length).toBeGreaterThan(0);
+    t.keys('C-c');
+    await t.waitFor('EXIT=130');
+    expect(t.screen()).toContain('wave: cancelled.');
+    expect(model.requests).toHaveLength(1);
+    await waitFor(() => findProcessesByMarker(namespace).length === 0, { timeoutMs: 15_000 });
+  });
+
   it('wave chat without a terminal refuses and points to wave run (exit 2)', async () => {
     const s = await sandbox();
     const r = await s.wave(['chat', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm']);
