@@ -60,6 +60,31 @@ describe('prompts and Ctrl-C through a pseudo-terminal', () => {
     expect(t.screen()).toMatch(/connected repo in \d+ ms, 8 tools/);
   });
 
+  it('colour on a terminal only: none with NO_COLOR, none through a pipe, none in --json', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const esc = '\u001b[';
+    let t = terminal(s, ['mcp', 'list']);
+    await t.waitFor('EXIT=0');
+    expect(t.coloredScreen()).toContain(`${esc}1mhello`);
+    // no-color.org: an empty NO_COLOR does not turn colour off.
+    t = terminal(s, ['mcp', 'list'], { NO_COLOR: '' });
+    await t.waitFor('EXIT=0');
+    expect(t.coloredScreen()).toContain(`${esc}1mhello`);
+    t = terminal(s, ['mcp', 'list'], { NO_COLOR: '1' });
+    await t.waitFor('EXIT=0');
+    expect(t.screen()).toContain('hello  stdio  not connected');
+    expect(t.coloredScreen()).not.toContain(esc);
+    t = terminal(s, ['mcp', 'doctor', '--json']);
+    await t.waitFor('EXIT=0');
+    expect(t.screen()).toContain('"ok": true');
+    expect(t.coloredScreen()).not.toContain(esc);
+    // Through a pipe (helpers' wave(), here with colour not turned off): no colour either.
+    const r = await s.wave(['mcp', 'doctor'], { env: { NO_COLOR: '' } });
+    expect(r.stdout).toContain('ok  hello (user)  connected');
+    expect(r.stdout + r.stderr).not.toContain(esc);
+  });
+
   it('Ctrl-C during a slow tool call exits 130 and leaves no process', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
