@@ -269,6 +269,14 @@ describe('wave chat through a pseudo-terminal', () => {
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
   });
 
+  it('no model configured: says how (a local Ollama URL, an API key) and exits 2', async () => {
+    const s = await sandbox();
+    const t = terminal(s, ['chat']);
+    const screen = await t.waitFor('EXIT=2');
+    expect(screen).toContain('wave chat --base-url http://localhost:11434/v1 --model llama3.1');
+    expect(screen).toMatch(/OPENAI_API_KEY|ANTHROPIC_API_KEY/);
+  });
+
   it('Ctrl-C twice during a turn exits at once, servers stopped', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -130,6 +130,34 @@ describe('trust', () => {
     expect(r.code).toBe(0);
     r = await s.wave(['mcp', 'connect', 'repo'], { env: { GITHUB_TOKEN: 't' } });
     expect(r.code).toBe(0);
+    noneLeft();
+  });
+
+  it('a plugin server asks for trust too; trusted, it runs from the plugin folder', async () => {
+    const s = await sandbox();
+    const src = join(s.root, 'p');
+    await mkdir(src);
+    await writeFile(join(src, 'plugin.json'), JSON.stringify({ name: 'greeter', version: '1.0.0' }));
+    await writeFile(
+      join(src, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { greet: { command: process.execPath, args: [hello], cwd: '${CLAUDE_PLUGIN_ROOT}' } },
+      }),
+    );
+    expect((await s.wave(['plugin', 'add', src])).code).toBe(0);
+    let r = await s.wave(['mcp', 'connect', 'greet']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'The plugin server "greet" (from plugin "greeter") has not run on this machine yet.',
+    );
+    expect(r.stderr).toContain(`It runs: ${process.execPath} ${hello}`);
+    expect(r.stderr).toContain(`In the folder: ${join(s.home, 'plugins', 'greeter')}`);
+    expect(r.stderr).toContain('wave mcp trust greet');
+    noneLeft();
+    expect((await s.wave(['mcp', 'trust', 'greet'])).code).toBe(0);
+    r = await s.wave(['mcp', 'connect', 'greet']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/connected greet in \d+ ms, 8 tools/);
     noneLeft();
   });
 

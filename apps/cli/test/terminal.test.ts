@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findProcessesByMarker, fixturePath, waitFor } from '@wave/testkit';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,27 @@ describe('prompts and Ctrl-C through a pseudo-terminal', () => {
     expect(screen).not.toContain('Removed MCP server');
     expect(screen).not.toContain('unexpected error');
     expect(await readdir(s.home)).not.toContain('mcp.json');
+  });
+
+  it('plugin remove asks like mcp remove (default no): Enter keeps the plugin, y removes it', async () => {
+    const s = await sandbox();
+    const src = join(s.root, 'p');
+    await mkdir(src);
+    await writeFile(join(src, 'plugin.json'), JSON.stringify({ name: 'tools', version: '1.0.0' }));
+    await writeFile(join(src, '.mcp.json'), JSON.stringify({ mcpServers: { ptool: { command: 'node' } } }));
+    expect((await s.wave(['plugin', 'add', src])).code).toBe(0);
+    const root = join(s.home, 'plugins', 'tools');
+    let t = terminal(s, ['plugin', 'remove', 'tools']);
+    await t.waitFor(`Remove plugin "tools" (${root})?`);
+    t.keys('Enter');
+    await t.waitFor('EXIT=1');
+    expect(t.screen()).toContain('Cancelled; nothing changed.');
+    expect(await readdir(root)).toContain('plugin.json');
+    t = terminal(s, ['plugin', 'remove', 'tools']);
+    await t.waitFor('Remove plugin "tools"');
+    t.keys('y');
+    await t.waitFor('EXIT=0');
+    expect(await readdir(join(s.home, 'plugins'))).toEqual([]);
   });
 
   it('the trust prompt on a terminal: n refuses, y trusts and connects', async () => {
