@@ -262,6 +262,42 @@ describe('wave mcp doctor', () => {
     expect(by.tls?.fixes.join(' ')).toContain('TLS failed');
   });
 
+  it('tries the servers of every source in parallel: two that each wait for the other both connect', async () => {
+    const s = await sandbox();
+    // Each server announces itself with a file, then speaks MCP only once the other one runs too:
+    // tried one after the other, the first would time out.
+    const barrier = join(s.root, 'barrier.mjs');
+    await writeFile(
+      barrier,
+      [
+        "import { existsSync, writeFileSync } from 'node:fs';",
+        "import { pathToFileURL } from 'node:url';",
+        'const [me, other, server] = process.argv.slice(2);',
+        "writeFileSync(me, '');",
+        'while (!existsSync(other)) await new Promise((r) => setTimeout(r, 20));',
+        'await import(pathToFileURL(server).href);',
+      ].join('\n'),
+    );
+    const a = join(s.root, 'a.flag');
+    const b = join(s.root, 'b.flag');
+    await s.wave(['mcp', 'add', 'mine', '--', process.execPath, barrier, a, b, hello]);
+    await writeFile(
+      join(s.workdir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { theirs: { command: process.execPath, args: [barrier, b, a, hello] } } }),
+    );
+    const r = await s.wave(['mcp', 'doctor', '--json', '--trust', '--timeout', '20000']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      ok: boolean;
+      servers: { name: string; source: string; status: string }[];
+    };
+    expect(out.servers.map((x) => [x.name, x.source, x.status])).toEqual([
+      ['theirs', 'project', 'connected'],
+      ['mine', 'user', 'connected'],
+    ]);
+    noneLeft();
+  });
+
   it('all good: exit 0', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'good', '--', process.execPath, hello]);
