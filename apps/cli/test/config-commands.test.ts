@@ -328,6 +328,35 @@ describe('wave plugin', () => {
     expect(JSON.parse(r.stdout).servers).toEqual([]);
   });
 
+  it('a broken installed plugin is reported as a config issue and skipped; the others still load', async () => {
+    const s = await sandbox();
+    const plugins = join(s.home, 'plugins');
+    await mkdir(join(plugins, 'broken'), { recursive: true });
+    await writeFile(join(plugins, 'broken', 'plugin.json'), '{ "name": ');
+    await mkdir(join(plugins, 'good'), { recursive: true });
+    await writeFile(join(plugins, 'good', 'plugin.json'), JSON.stringify({ name: 'good', version: '1.0.0' }));
+    await writeFile(
+      join(plugins, 'good', '.mcp.json'),
+      JSON.stringify({ mcpServers: { g: { command: 'node' } } }),
+    );
+    let r = await s.wave(['plugin', 'list', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      plugins: { name: string }[];
+      issues: { code: string; message: string }[];
+    };
+    expect(out.plugins.map((p) => p.name)).toEqual(['good']);
+    expect(out.issues).toEqual([
+      expect.objectContaining({ code: 'PLUGIN_INVALID', message: expect.stringContaining('broken') }),
+    ]);
+    r = await s.wave(['plugin', 'list']);
+    expect(r.stderr).toMatch(/^error: .*broken/m);
+    r = await s.wave(['mcp', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Plugins (read-only)');
+    expect(r.stdout).toMatch(/Config issues\n.*broken/);
+  });
+
   it('a folder that is not a plugin is refused', async () => {
     const s = await sandbox();
     const r = await s.wave(['plugin', 'add', s.workdir]);
