@@ -328,6 +328,15 @@ async function mcpListStep(sizes: BenchSizes, log: Log): Promise<Measured[]> {
       reference: { label: '`node -e 0` at the same moments', value: median(l.bare) },
     },
     {
+      id: 'cli.list.cpu',
+      group: g,
+      label: '`wave mcp list --json`, CPU time (user + system, start-up included)',
+      unit: 'ms',
+      value: median(l.cpu),
+      samples: l.cpu.length,
+      reference: { label: '`node -e 0`, CPU time', value: median(l.bareCpu) },
+    },
+    {
       id: 'cli.list.processes',
       group: g,
       label: 'processes started by `wave mcp list`',

@@ -57,7 +57,8 @@ export function oneLine(text: string): string {
 export function processIo(): Io {
   const env = process.env;
   const interactive = Boolean(process.stdout.isTTY && process.stdin.isTTY);
-  const color = Boolean(process.stdout.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  // no-color.org: NO_COLOR set to a non-empty value turns colour off (an empty one does not).
+  const color = Boolean(process.stdout.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
   // `wave ... | head`: once the reader is gone, further output is dropped, and the command still
   // finishes normally (closing what it started) instead of dying on an unhandled EPIPE.
   const gone = { out: false, err: false };
@@ -90,4 +91,9 @@ export class CliError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The "Examples:" block that ends a command's `--help`. Pure. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`;
 }

@@ -6,7 +6,7 @@ import { registerConfigCommands, registerPluginCommands } from './commands/confi
 import { registerImportCommand } from './commands/import';
 import { registerLiveCommands } from './commands/live';
 import type { GlobalOptions } from './context';
-import { CliError, type Io } from './io';
+import { CliError, examples, type Io } from './io';
 import { registerUiCommand } from './ui/command';
 
 export const VERSION = '0.0.0';
@@ -38,7 +38,18 @@ export function buildProgram(io: Io): Command {
         '  wave run --json "What tools do you have?"',
       ].join('\n'),
     );
-  const mcp = program.command('mcp').description('configure, inspect and try MCP servers');
+  const mcp = program
+    .command('mcp')
+    .description('configure, inspect and try MCP servers')
+    .addHelpText(
+      'after',
+      examples(
+        'wave mcp list',
+        'wave mcp add memory -- npx -y @modelcontextprotocol/server-memory',
+        'wave mcp connect memory',
+        'wave mcp doctor',
+      ),
+    );
   registerConfigCommands(mcp, io, globals);
   registerImportCommand(mcp, io, globals);
   registerLiveCommands(mcp, io, globals);

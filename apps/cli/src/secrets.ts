@@ -66,7 +66,8 @@ const MIN_SECRET_LENGTH = 4;
 export function secretValues(server: ResolvedServer, env: NodeJS.ProcessEnv): string[] {
   const found = new Set<string>();
   const add = (v: string | undefined) => {
-    if (v !== undefined && v.length >= MIN_SECRET_LENGTH) found.add(v);
+    // A reference left unexpanded (its variable is not set) is no secret: it names the variable to set.
+    if (v !== undefined && v.length >= MIN_SECRET_LENGTH && !REFERENCE_ONLY.test(v)) found.add(v);
   };
   const raw = server.raw ?? server.config;
   const texts = [

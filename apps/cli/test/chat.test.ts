@@ -165,6 +165,35 @@ describe('wave chat through a pseudo-terminal', () => {
     await t.waitFor('EXIT=0');
   });
 
+  it('Deny: the tool does not run, the model is told, and the next call asks again', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'd1', name: 'mcp__hello__echo', arguments: { text: 'secret plan' } }] },
+      { text: 'Understood, not run.' },
+      { text: '', toolCalls: [{ id: 'd2', name: 'mcp__hello__echo', arguments: { text: 'again' } }] },
+      { text: 'Asked again.' },
+    ]);
+    const t = terminal(s, ['chat', '--base-url', model.baseURL, '--model', 'fake-1', '--tool-mode', 'flat']);
+    await t.waitFor('/help for commands');
+    t.keys('one', 'Enter');
+    await t.waitFor('Allow mcp__hello__echo?');
+    t.keys('Down', 'Down', 'Enter');
+    await t.waitFor('Understood, not run.');
+    // The model got a refusal as the call's result, not the echo.
+    const body = model.requests[1]?.body as { messages?: { role: string; content?: unknown }[] } | undefined;
+    const results = (body?.messages ?? []).filter((m) => m.role === 'tool');
+    expect(results).toHaveLength(1);
+    expect(JSON.stringify(results[0]?.content)).not.toContain('secret plan');
+    t.keys('two', 'Enter');
+    await waitForCount(t, 'Allow mcp__hello__echo?', 2);
+    t.keys('Enter');
+    await t.waitFor('Asked again.');
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
   it('Ctrl-C on an approval question denies the call and cancels the turn; the chat goes on', async () => {
     const s = await sandbox();
     await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
@@ -231,6 +260,50 @@ describe('wave chat through a pseudo-terminal', () => {
     t.keys('/exit', 'Enter');
     await t.waitFor('EXIT=0');
     await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
+  it('Ctrl-C during an Exec script cancels the turn; the chat goes on', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    // The echo inside the script is shown when it returns: the script is then running, on to the sleep.
+    const code =
+      'await tools.mcp__hello__echo({ text: "before" }); return await tools.mcp__hello__sleep({ ms: 600000 });';
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'x1', name: 'Exec', arguments: { code } }] },
+      { text: 'Still here.' },
+    ]);
+    const t = terminal(s, [
+      'chat',
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--tool-mode',
+      'exec',
+      '--allow',
+      'mcp__hello__*',
+    ]);
+    await t.waitFor('/help for commands');
+    t.keys('Run a script', 'Enter');
+    await t.waitFor(/↳ mcp__hello__echo .*ok/);
+    t.keys('C-c');
+    await t.waitFor('Cancelled.');
+    // The cancelled turn asked the model nothing more.
+    expect(model.requests).toHaveLength(1);
+    await t.waitFor(/^> $/m);
+    t.keys('and now?', 'Enter');
+    await t.waitFor('Still here.');
+    t.keys('/exit', 'Enter');
+    await t.waitFor('EXIT=0');
+    await waitFor(() => running() === 0, { timeoutMs: 15_000 });
+  });
+
+  it('no model configured: says how (a local Ollama URL, an API key) and exits 2', async () => {
+    const s = await sandbox();
+    const t = terminal(s, ['chat']);
+    const screen = await t.waitFor('EXIT=2');
+    expect(screen).toContain('wave chat --base-url http://localhost:11434/v1 --model llama3.1');
+    expect(screen).toMatch(/OPENAI_API_KEY|ANTHROPIC_API_KEY/);
   });
 
   it('Ctrl-C twice during a turn exits at once, servers stopped', async () => {

@@ -192,6 +192,77 @@ describe('wave mcp list / add / get / remove', () => {
     expect(JSON.parse(r.stdout).servers[0].status).toBe('not connected');
   });
 
+  it('get shows the config issues of that server (text and --json)', async () => {
+    const s = await sandbox();
+    await writeFile(
+      join(s.home, 'mcp.json'),
+      JSON.stringify({ mcpServers: { v: { command: 'node', env: { API_KEY: '${WAVE_TEST_UNSET_VAR}' } } } }),
+    );
+    let r = await s.wave(['mcp', 'get', 'v']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/ {2}error: {2}.*WAVE_TEST_UNSET_VAR/);
+    r = await s.wave(['mcp', 'get', 'v', '--json']);
+    const v = JSON.parse(r.stdout) as { connectable: boolean; issues: { code: string; severity: string }[] };
+    expect(v.connectable).toBe(false);
+    expect(v.issues).toEqual([expect.objectContaining({ code: 'VARIABLE_UNRESOLVED', severity: 'error' })]);
+  });
+
+  it('add validates the definition: nothing is written for an invalid one', async () => {
+    const s = await sandbox();
+    const file = join(s.home, 'mcp.json');
+    await s.wave(['mcp', 'add', 'ok', '--', 'node', 'x.js']);
+    const before = await readFile(file, 'utf8');
+    for (const args of [
+      ['mcp', 'add-json', 'a', '{"args":["x"]}'],
+      ['mcp', 'add-json', 'b', '{"command":5}'],
+      ['mcp', 'add', 'c', '--url', 'not-a-url'],
+    ]) {
+      const r = await s.wave(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain('is not valid');
+      expect(await readFile(file, 'utf8')).toBe(before);
+    }
+  });
+
+  it('claude mcp add habits: a URL as the positional argument with -t sse / --transport http', async () => {
+    const s = await sandbox();
+    expect((await s.wave(['mcp', 'add', '-t', 'sse', 'legacy', 'https://legacy.example/sse'])).code).toBe(0);
+    expect(
+      (
+        await s.wave([
+          'mcp',
+          'add',
+          '--transport',
+          'http',
+          'api',
+          'https://api.example/mcp',
+          '-H',
+          'X-Team: a',
+        ])
+      ).code,
+    ).toBe(0);
+    expect((await s.wave(['mcp', 'add', '-s', 'user', '-e', 'A=1', 'loc', '--', 'node', 'l.js'])).code).toBe(
+      0,
+    );
+    const file = JSON.parse(await readFile(join(s.home, 'mcp.json'), 'utf8'));
+    expect(file.mcpServers).toEqual({
+      legacy: { type: 'sse', url: 'https://legacy.example/sse' },
+      api: { type: 'http', url: 'https://api.example/mcp', headers: { 'X-Team': 'a' } },
+      loc: { command: 'node', args: ['l.js'], env: { A: '1' } },
+    });
+  });
+
+  it('--cwd picks the project folder from anywhere', async () => {
+    const s = await sandbox();
+    await writeFile(join(s.workdir, '.mcp.json'), JSON.stringify({ mcpServers: { p: { command: 'node' } } }));
+    const r = await s.wave(['--cwd', s.workdir, 'mcp', 'list', '--json'], { cwd: s.root });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { workdir: string; servers: { name: string; source: string }[] };
+    expect(out.workdir).toBe(s.workdir);
+    expect(out.servers.map((x) => [x.name, x.source])).toEqual([['p', 'project']]);
+    expect((await s.wave(['mcp', 'list', '--json'], { cwd: s.root })).stdout).not.toContain('"p"');
+  });
+
   it('a broken user file is reported; project servers still list', async () => {
     const s = await sandbox();
     await writeFile(join(s.home, 'mcp.json'), '{ "mcpServers": { "a": ');
@@ -257,6 +328,35 @@ describe('wave plugin', () => {
     expect(JSON.parse(r.stdout).servers).toEqual([]);
   });
 
+  it('a broken installed plugin is reported as a config issue and skipped; the others still load', async () => {
+    const s = await sandbox();
+    const plugins = join(s.home, 'plugins');
+    await mkdir(join(plugins, 'broken'), { recursive: true });
+    await writeFile(join(plugins, 'broken', 'plugin.json'), '{ "name": ');
+    await mkdir(join(plugins, 'good'), { recursive: true });
+    await writeFile(join(plugins, 'good', 'plugin.json'), JSON.stringify({ name: 'good', version: '1.0.0' }));
+    await writeFile(
+      join(plugins, 'good', '.mcp.json'),
+      JSON.stringify({ mcpServers: { g: { command: 'node' } } }),
+    );
+    let r = await s.wave(['plugin', 'list', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      plugins: { name: string }[];
+      issues: { code: string; message: string }[];
+    };
+    expect(out.plugins.map((p) => p.name)).toEqual(['good']);
+    expect(out.issues).toEqual([
+      expect.objectContaining({ code: 'PLUGIN_INVALID', message: expect.stringContaining('broken') }),
+    ]);
+    r = await s.wave(['plugin', 'list']);
+    expect(r.stderr).toMatch(/^error: .*broken/m);
+    r = await s.wave(['mcp', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Plugins (read-only)');
+    expect(r.stdout).toMatch(/Config issues\n.*broken/);
+  });
+
   it('a folder that is not a plugin is refused', async () => {
     const s = await sandbox();
     const r = await s.wave(['plugin', 'add', s.workdir]);
@@ -284,6 +384,49 @@ describe('wave mcp import', () => {
     const file = JSON.parse(await readFile(join(s.home, 'mcp.json'), 'utf8'));
     expect(file.mcpServers.keep.command).toBe('old');
     expect(file.mcpServers.memory.command).toBe('npx');
+  });
+
+  it("imports Claude Code's ~/.claude.json (global and this project's servers) and Cursor's two files", async () => {
+    const s = await sandbox();
+    const userHome = join(s.root, 'user-home');
+    await writeFile(
+      join(userHome, '.claude.json'),
+      JSON.stringify({
+        numStartups: 3,
+        mcpServers: { cc_global: { command: 'node', args: ['g.js'] } },
+        projects: {
+          [s.workdir]: { mcpServers: { cc_project: { type: 'http', url: 'https://cc.example/mcp' } } },
+          '/some/other/project': { mcpServers: { cc_other: { command: 'nope' } } },
+        },
+      }),
+    );
+    let r = await s.wave(['mcp', 'import', '--from', 'claude-code', '--yes']);
+    expect(r.code).toBe(0);
+    const file = join(s.home, 'mcp.json');
+    expect(r.stdout).toContain(`Will add to ${file}:`);
+    expect(r.stdout).toContain(`cc_project  (from claude-code: ${join(userHome, '.claude.json')})`);
+    let servers = JSON.parse(await readFile(file, 'utf8')).mcpServers;
+    expect(Object.keys(servers).sort()).toEqual(['cc_global', 'cc_project']);
+
+    await mkdir(join(s.workdir, '.cursor'), { recursive: true });
+    await mkdir(join(userHome, '.cursor'), { recursive: true });
+    await writeFile(
+      join(s.workdir, '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { cur_project: { command: 'node', args: ['p.js'] } } }),
+    );
+    await writeFile(
+      join(userHome, '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { cur_user: { url: 'https://cur.example/mcp' } } }),
+    );
+    r = await s.wave(['mcp', 'import', '--from', 'cursor', '--yes', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).results).toEqual([
+      { name: 'cur_project', result: 'added' },
+      { name: 'cur_user', result: 'added' },
+    ]);
+    servers = JSON.parse(await readFile(file, 'utf8')).mcpServers;
+    expect(servers.cur_project).toEqual({ command: 'node', args: ['p.js'] });
+    expect(servers.cur_user).toEqual({ url: 'https://cur.example/mcp' });
   });
 
   it('imports a VS Code file (servers key) given by path', async () => {

@@ -69,6 +69,8 @@ export interface Terminal {
   /** tmux key names: 'y', 'Enter', 'C-c', ... */
   keys(...keys: string[]): void;
   screen(): string;
+  /** The screen with its colours and text attributes, as escape sequences. */
+  coloredScreen(): string;
 }
 
 function shellQuote(s: string): string {
@@ -113,6 +115,7 @@ export function terminal(s: Sandbox, args: string[], env: Record<string, string>
   const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-200');
   return {
     screen,
+    coloredScreen: () => tmux('capture-pane', '-p', '-J', '-e', '-S', '-200'),
     keys: (...keys) => void tmux('send-keys', ...keys),
     async waitFor(text, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;

@@ -266,7 +266,7 @@ describe('wave run', () => {
     expect(findProcessesByMarker(namespace)).toEqual([]);
   });
 
-  it('a model failure exits 1 (--json carries the error); --continue resumes the latest session', async () => {
+  it('a model failure exits 1 (--json carries the error); --continue resumes the latest session, --resume <id> a given one', async () => {
     const s = await sandbox();
     const model = await fakeModel([
       { status: 400, message: 'bad request: no such model' },
@@ -283,6 +283,17 @@ describe('wave run', () => {
     expect(JSON.parse(r.stdout).sessionId).toBe(first);
     const sent = JSON.stringify(model.requests[2]?.body);
     expect(sent).toContain('kumquat');
+    // A later, unrelated session; then --resume <id> goes back to the first one by its id.
+    model.enqueue({ text: 'Other.' });
+    r = await s.wave(['run', 'a new topic', '--json', ...base]);
+    expect(JSON.parse(r.stdout).sessionId).not.toBe(first);
+    model.enqueue({ text: 'Resumed.' });
+    r = await s.wave(['run', 'and again?', '--json', '--resume', first, ...base]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ sessionId: first, text: 'Resumed.' });
+    const resumed = JSON.stringify(model.requests.at(-1)?.body);
+    expect(resumed).toContain('kumquat');
+    expect(resumed).not.toContain('a new topic');
     r = await s.wave(['run', 'hi', '--resume', 'nope-123', ...base]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('No session "nope-123"');
@@ -319,6 +330,36 @@ describe('wave run', () => {
     t.keys('C-c');
     await t.waitFor('EXIT=130');
     expect(t.screen()).toContain('wave: cancelled.');
+    await waitFor(() => findProcessesByMarker(namespace).length === 0, { timeoutMs: 15_000 });
+  });
+
+  it('Ctrl-C while an Exec script waits on a slow tool cancels the run: exit 130, no process left', async () => {
+    const s = await sandbox();
+    await s.wave(['mcp', 'add', 'hello', '--', process.execPath, hello]);
+    // The echo inside the script is reported when it returns: the script is then running, on to the sleep.
+    const code =
+      'await tools.mcp__hello__echo({ text: "before" }); return await tools.mcp__hello__sleep({ ms: 600000 });';
+    const model = await fakeModel([
+      { text: '', toolCalls: [{ id: 'x1', name: 'Exec', arguments: { code } }] },
+    ]);
+    const t = terminal(s, [
+      'run',
+      'nap in a script',
+      '--base-url',
+      model.baseURL,
+      '--model',
+      'fake-1',
+      '--tool-mode',
+      'exec',
+      '--allow',
+      'mcp__hello__*',
+    ]);
+    await t.waitFor(/tool {3}mcp__hello__echo .*: ok/);
+    expect(findProcessesByMarker(namespace).length).toBeGreaterThan(0);
+    t.keys('C-c');
+    await t.waitFor('EXIT=130');
+    expect(t.screen()).toContain('wave: cancelled.');
+    expect(model.requests).toHaveLength(1);
     await waitFor(() => findProcessesByMarker(namespace).length === 0, { timeoutMs: 15_000 });
   });
 

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { loginCommand, noteNeedsAuth } from '../auth-hints';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
-import { CliError, type Io, oneLine } from '../io';
+import { CliError, examples, type Io, oneLine } from '../io';
 import { colors } from '../render';
 import { redact, secretValues } from '../secrets';
 import { findServer } from './config';
@@ -244,6 +244,7 @@ export function registerAuthCommands(mcp: Command, io: Io, globals: () => Global
   mcp
     .command('logout <name>')
     .description("delete a remote server's stored sign-in (its OAuth tokens)")
+    .addHelpText('after', examples('wave mcp logout github', 'wave mcp login github   # sign in again'))
     .action(async (name: string) => {
       await logout(await loadWorld(io, globals()), name);
     });

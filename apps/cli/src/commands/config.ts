@@ -16,7 +16,7 @@ import {
 import type { Command } from 'commander';
 import { needsAuthText, readNeedsAuth, signInKey } from '../auth-hints';
 import { type GlobalOptions, loadWorld, resolvePaths, type World } from '../context';
-import { CliError, type Io, oneLine } from '../io';
+import { CliError, examples, type Io, oneLine } from '../io';
 import { colors, renderGet, renderList } from '../render';
 import { findLiteralSecrets, type SecretFinding } from '../secrets';
 import { type ServerView, serverView } from '../views';
@@ -190,6 +190,7 @@ export function registerConfigCommands(mcp: Command, io: Io, globals: () => Glob
     .command('get <name>')
     .description('the full view of one server: where it is defined, what it overrides, its issues')
     .option('--json', 'print JSON')
+    .addHelpText('after', examples('wave mcp get memory', 'wave mcp get memory --json | jq .file'))
     .action(async (name: string, opts: { json?: boolean }) => {
       const world = await loadWorld(io, globals());
       const s = findServer(world, name);
@@ -311,6 +312,7 @@ export function registerConfigCommands(mcp: Command, io: Io, globals: () => Glob
     .description('remove a server from the user or project config (asks first)')
     .option('-s, --scope <scope>', 'user or project (needed when both define it)')
     .option('-y, --yes', 'do not ask')
+    .addHelpText('after', examples('wave mcp remove memory', 'wave mcp remove --scope project docs --yes'))
     .action(async (name: string, opts: { scope?: string; yes?: boolean }) => {
       const world = await loadWorld(io, globals());
       const scope = parseScope(opts.scope);
@@ -354,6 +356,7 @@ export function registerConfigCommands(mcp: Command, io: Io, globals: () => Glob
         `turn a server ${disabled ? 'off' : 'back on'} on this machine (kept in the wave home, never in a shared file)`,
       )
       .option('-s, --scope <scope>', 'user or project, when both define the name')
+      .addHelpText('after', examples(`wave mcp ${verb} memory`, `wave mcp ${verb} --scope project docs`))
       .action(async (name: string, opts: { scope?: string }) => {
         const world = await loadWorld(io, globals());
         const s = findServer(world, name, parseScope(opts.scope));
@@ -367,6 +370,7 @@ export function registerConfigCommands(mcp: Command, io: Io, globals: () => Glob
   mcp
     .command('trust <name>')
     .description('allow a project or plugin server to run on this machine, as it is configured now')
+    .addHelpText('after', examples('wave mcp trust docs', 'wave mcp get docs   # see what it runs first'))
     .action(async (name: string) => {
       const world = await loadWorld(io, globals());
       const s = findServer(world, name);
@@ -420,11 +424,18 @@ async function checkPluginTree(root: string): Promise<void> {
 }
 
 export function registerPluginCommands(program: Command, io: Io, globals: () => GlobalOptions): void {
-  const plugin = program.command('plugin').description('installed plugins (their MCP servers are read-only)');
+  const plugin = program
+    .command('plugin')
+    .description('installed plugins (their MCP servers are read-only)')
+    .addHelpText(
+      'after',
+      examples('wave plugin add ./my-plugin', 'wave plugin list', 'wave plugin remove my-plugin'),
+    );
   plugin
     .command('list')
     .description('installed plugins and their MCP servers')
     .option('--json', 'print JSON')
+    .addHelpText('after', examples('wave plugin list', 'wave plugin list --json'))
     .action(async (opts: { json?: boolean }) => {
       const world = await loadWorld(io, globals());
       const rows = world.plugins.map((p) => ({
@@ -450,6 +461,7 @@ export function registerPluginCommands(program: Command, io: Io, globals: () => 
     .command('add <dir>')
     .description('install a local plugin folder (copied into the wave home after it is validated)')
     .option('--force', 'replace an installed plugin of the same name')
+    .addHelpText('after', examples('wave plugin add ./my-plugin', 'wave plugin add ./my-plugin --force'))
     .action(async (dir: string, opts: { force?: boolean }) => {
       const { home } = resolvePaths(io, globals());
       const src = resolve(io.cwd, dir);
@@ -496,6 +508,7 @@ export function registerPluginCommands(program: Command, io: Io, globals: () => 
     .command('remove <name>')
     .description('uninstall a plugin (asks first)')
     .option('-y, --yes', 'do not ask')
+    .addHelpText('after', examples('wave plugin remove my-plugin', 'wave plugin remove my-plugin --yes'))
     .action(async (name: string, opts: { yes?: boolean }) => {
       const world = await loadWorld(io, globals());
       const p = world.plugins.find((x) => x.name === name);

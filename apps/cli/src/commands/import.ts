@@ -6,7 +6,7 @@ import { addServer, isMcpConfigError } from '@wave/mcp-config';
 import type { Command } from 'commander';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { type GlobalOptions, resolvePaths } from '../context';
-import { CliError, type Io, oneLine } from '../io';
+import { CliError, examples, type Io, oneLine } from '../io';
 import { findLiteralSecrets } from '../secrets';
 import { confirmOrRefuse, describeSecrets, parseScope, printJson, scopeFile } from './config';
 
@@ -111,6 +111,14 @@ export function registerImportCommand(mcp: Command, io: Io, globals: () => Globa
     .option('-y, --yes', 'do not ask')
     .option('--allow-secret', 'allow literal secrets in a project file')
     .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples(
+        'wave mcp import --from claude-desktop',
+        'wave mcp import --from cursor --scope project --yes',
+        'wave mcp import --from vscode --path .vscode/mcp.json',
+      ),
+    )
     .action(
       async (opts: {
         from?: string;

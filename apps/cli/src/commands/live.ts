@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { loginCommand, needsAuthText, noteNeedsAuth } from '../auth-hints';
 import { type GlobalOptions, loadWorld, type World } from '../context';
 import { commandPool, ensureEnabled, ensureTrusted } from '../dial';
-import { CliError, type Io, oneLine } from '../io';
+import { CliError, examples, type Io, oneLine } from '../io';
 import { colors } from '../render';
 import { isSecretName, redact, secretValues } from '../secrets';
 import { disabledBy, toolViews } from '../views';
@@ -152,9 +152,10 @@ export function suggestFix(
   if (/ENOENT|not found|command not found/i.test(msg) && s.config.command !== undefined) {
     out.push(`Install "${s.config.command}" or put it on PATH (or write its absolute path in the config).`);
   }
-  if (/\b401\b|unauthori[sz]ed/i.test(msg))
+  // The pool words an HTTP 401/403 as 'Check the "headers" (credentials)'; the SDK's own text may not name the status.
+  if (/\b40[13]\b|unauthori[sz]ed|forbidden|"headers" \(credentials\)/i.test(msg))
     out.push(
-      'The server refused the credentials (HTTP 401): check the Authorization header or token variable.',
+      'The server refused the credentials (HTTP 401/403): check the Authorization header or token variable.',
     );
   if (/certificate|TLS|SSL|self[- ]signed/i.test(msg))
     out.push('TLS failed: check the server certificate (NODE_EXTRA_CA_CERTS for a private CA).');
@@ -186,6 +187,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
     .option('--trust', 'trust a project or plugin server as configured now')
     .option('--timeout <ms>', 'connect timeout in milliseconds')
     .option('--json', 'print JSON')
+    .addHelpText('after', examples('wave mcp connect memory', 'wave mcp connect docs --trust --timeout 5000'))
     .action(async (name: string, opts: { trust?: boolean; timeout?: string; json?: boolean }) => {
       const world = await loadWorld(io, globals());
       const d = await dialOne(world, name, opts);
@@ -213,6 +215,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
     .description('the tools of one server (or of every enabled, trusted server), dialed live')
     .option('--trust', 'trust a project or plugin server as configured now')
     .option('--json', 'print JSON')
+    .addHelpText('after', examples('wave mcp tools', 'wave mcp tools memory --json'))
     .action(async (name: string | undefined, opts: { trust?: boolean; json?: boolean }) => {
       const world = await loadWorld(io, globals());
       let servers: ResolvedServer[];
@@ -335,6 +338,7 @@ export function registerLiveCommands(mcp: Command, io: Io, globals: () => Global
     .option('--timeout <ms>', 'connect timeout per server in milliseconds', '15000')
     .option('--trust', 'also try project and plugin servers not yet trusted (and trust them)')
     .option('--json', 'print JSON')
+    .addHelpText('after', examples('wave mcp doctor', 'wave mcp doctor --json --timeout 5000'))
     .action(async (opts: { timeout: string; trust?: boolean; json?: boolean }) => {
       const world = await loadWorld(io, globals());
       const connectMs = parseTimeout(opts.timeout);
