@@ -8,13 +8,27 @@
  * (that is the point) and then killed.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mergeSources } from '@wave/mcp-config';
 import { findProcessesByMarker, fixtureServer, isPidAlive, killMarked } from '@wave/testkit';
-import { McpPool } from '../src/index';
+import type { McpPool as Pool } from '../src/index';
+
+/**
+ * What is measured: the built package (`dist`, what an installed copy runs)
+ * when it exists and `BENCH_SOURCE` is not set, else the TypeScript source.
+ * The source runs through tsx, which wraps every function it creates to keep
+ * its name: a cost per closure that the built package does not pay.
+ */
+const DIST = new URL('../dist/index.js', import.meta.url);
+const TARGET =
+  process.env.BENCH_SOURCE === undefined && existsSync(DIST) ? 'built package (dist)' : 'source (tsx)';
+const { McpPool } = (await import(
+  TARGET === 'source (tsx)' ? '../src/index' : DIST.href
+)) as typeof import('../src/index');
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const DIALS = Number(process.env.BENCH_DIALS ?? 10);
@@ -47,7 +61,7 @@ function markers(ns: string) {
       stderr: 'pipe',
     });
   };
-  const poolFor = (name: 'hello' | 'spawner', env: Record<string, string> = {}): McpPool => {
+  const poolFor = (name: 'hello' | 'spawner', env: Record<string, string> = {}): Pool => {
     const { servers } = mergeSources(
       [{ source: 'constructor', servers: { [name]: fixtureServer(name, env) } }],
       {
@@ -198,7 +212,9 @@ export async function measurePool(
 }
 
 async function main(): Promise<void> {
-  console.log(`@wave/mcp-pool benchmark (node ${process.version}, ${CALLS} calls, ${DIALS} dials)\n`);
+  console.log(
+    `@wave/mcp-pool benchmark (node ${process.version}, ${CALLS} calls, ${DIALS} dials; pool: ${TARGET})\n`,
+  );
   const { rawDials, poolDials, rawClose, poolClose, rawCalls, poolCalls, rawSpMs, poolSpMs, ...rest } =
     await measurePool();
   const { rawSurvivors, poolSurvivors, leftovers } = rest;
