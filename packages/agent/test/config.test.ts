@@ -111,6 +111,69 @@ describe('configuration sources', () => {
     expect(textOf(tool?.content)).toContain('not allowed by the host');
   });
 
+  test('plugin servers are gated by isServerAllowed too, and their approveTools is only a hint', async () => {
+    const w = await world();
+    const plugin = (name: string) => ({
+      name,
+      root: w.tmp.root,
+      mcpServers: { [name]: { ...w.server(), approveTools: ['*'] } },
+    });
+    const consulted: string[] = [];
+    const asked: ApprovalRequest[] = [];
+    const agent = await w.agent({
+      steps: [
+        { toolCalls: [{ name: 'mcp__refused__echo', arguments: { text: 'r' } }] },
+        { toolCalls: [{ name: 'mcp__trusted__echo', arguments: { text: 't' } }] },
+        { text: 'ok' },
+      ],
+      toolMode: 'flat',
+      plugins: [plugin('refused'), plugin('trusted')],
+      isServerAllowed: (s) => {
+        consulted.push(`${s.source}:${s.name}`);
+        return s.name === 'trusted';
+      },
+      canUseTool: async (r) => {
+        asked.push(r);
+        return 'allow';
+      },
+    });
+    expect(consulted.sort()).toEqual(['plugin:refused', 'plugin:trusted']);
+    const status = () => Object.fromEntries(agent.getMcpServers().map((v) => [v.name, v.status]));
+    expect(status()).toEqual({ refused: 'disabled', trusted: 'disconnected' });
+    await agent.sendMessage('go');
+    expect(status()).toEqual({ refused: 'disabled', trusted: 'connected' });
+    const [refused, trusted] = agent
+      .getMessages()
+      .filter((m) => m.role === 'tool')
+      .map((m) => textOf(m.content));
+    expect(refused).toContain('not allowed by the host');
+    expect(trusted).toBe('t');
+    // The plugin's approveTools did not skip the question; it came along as a hint.
+    expect(asked.map((a) => [a.fullName, a.requestedApprovals])).toEqual([['mcp__trusted__echo', ['*']]]);
+  });
+
+  test('a project server beats a user server of the same name', async () => {
+    const w = await world();
+    await writeFile(
+      join(w.tmp.home, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { hello: w.server('hello', { HELLO_INSTRUCTIONS: 'from the user file' }) },
+      }),
+    );
+    await writeFile(
+      join(w.tmp.workdir, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { hello: w.server('hello', { HELLO_INSTRUCTIONS: 'from the project' }) },
+      }),
+    );
+    const agent = await w.agent({ steps: [{ text: 'a' }] });
+    expect(agent.getMcpServers().map((v) => [v.name, v.source, v.file])).toEqual([
+      ['hello', 'project', join(w.tmp.workdir, '.mcp.json')],
+    ]);
+    await agent.sendMessage('hi');
+    expect(agent.getMcpServers()[0]?.instructions).toBe('from the project');
+  });
+
   test('getMcpServers shows the cached tools of a disconnected server, never as connected; secrets masked', async () => {
     const w = await world();
     const server = { ...w.server(), env: { ...w.server().env, API_TOKEN: 'very-secret-value' } };

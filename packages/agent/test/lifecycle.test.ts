@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { McpPool } from '@wave/mcp-pool';
 import { describe, expect, test, vi } from 'vitest';
 import { isAgentError } from '../src/errors';
@@ -112,6 +114,47 @@ describe('Agent lifecycle', () => {
     await agent.sendMessage('two');
     expect(agent.getMcpServers()[0]?.status).toBe('error');
     expect(changes.length).toBe(seen); // nothing dialed, nothing changed
+  });
+
+  test('connectMcpServer on a failed server dials it again and settles with the error view', async () => {
+    const w = await world();
+    const marker = join(w.tmp.root, 'attempts.txt');
+    const agent = await w.agent({
+      steps: [{ text: 'a' }],
+      mcpServers: {
+        broken: {
+          command: process.execPath,
+          args: ['-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'x'); process.exit(7)`],
+        },
+      },
+    });
+    await agent.sendMessage('one');
+    expect(agent.getMcpServers()[0]?.status).toBe('error');
+    expect(readFileSync(marker, 'utf8')).toBe('x');
+    const view = await agent.connectMcpServer('broken');
+    expect(view.status).toBe('error');
+    expect(view.error?.message).toBeTruthy();
+    expect(readFileSync(marker, 'utf8')).toBe('xx'); // an explicit connect really dials again
+  });
+
+  test('a connected server is reused by later turns, never dialed again', async () => {
+    const w = await world();
+    const agent = await w.agent({
+      steps: [{ text: 'a' }, { text: 'b' }, { text: 'c' }],
+      mcpServers: { hello: w.server() },
+    });
+    await agent.sendMessage('one');
+    const pids = w.procs();
+    expect(pids.length).toBeGreaterThan(0);
+    let changes = 0;
+    agent.on('mcpServersChanged', () => {
+      changes += 1;
+    });
+    await agent.sendMessage('two');
+    await agent.sendMessage('three');
+    expect(w.procs()).toEqual(pids);
+    expect(changes).toBe(0);
+    expect(agent.getMcpServers()[0]?.status).toBe('connected');
   });
 
   test('destroy during the first turn’s dial leaves no process, and the turn rejects', async () => {
