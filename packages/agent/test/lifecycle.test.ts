@@ -212,6 +212,10 @@ describe('Agent lifecycle', () => {
     expect(() => agent.getMcpServers()).toThrow(/destroyed/);
     expect(() => agent.getMessages()).toThrow(/destroyed/);
     expect(() => agent.replaceHistory([])).toThrow(/destroyed/);
+    expect(() => agent.getConfigIssues()).toThrow(/destroyed/);
+    await expect(agent.authorizeMcpServer('hello', { openUrl: () => undefined })).rejects.toSatisfy(
+      destroyed,
+    );
     expect(w.procs()).toEqual([]);
   });
 });
