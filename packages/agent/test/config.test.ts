@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ApprovalRequest } from '../src/funnel';
+import { scriptedModel } from '../src/models/scripted';
 import { textOf, world } from './helpers';
 
 const echo = (text: string) => ({ toolCalls: [{ name: 'mcp__hello__echo', arguments: { text } }] });
@@ -198,6 +199,45 @@ describe('configuration sources', () => {
     });
     expect(third.getMcpServers()[0]?.fromCache).toBe(false);
     expect(third.getMcpServers()[0]?.tools).toEqual([]);
+  });
+
+  test('a tool list that changed during the session reaches the cache at the next turn end; cached tools are never declared', async () => {
+    const w = await world();
+    const first = await w.agent({
+      steps: [
+        { toolCalls: [{ name: 'mcp__hello__add_tool', arguments: { name: 'late' } }] },
+        { text: 'a' },
+        { text: 'b' },
+      ],
+      toolMode: 'flat',
+      mcpServers: { hello: w.server() },
+      permissions: { allow: ['*'] },
+    });
+    await first.sendMessage('add a tool');
+    await expect
+      .poll(() => first.getMcpServers()[0]?.tools.some((t) => t.name === 'late'), { timeout: 30_000 })
+      .toBe(true);
+    await first.sendMessage('next turn');
+    await first.destroy();
+
+    const model = scriptedModel([{ text: 'c' }]);
+    const second = await w.agent({ model, toolMode: 'flat', mcpServers: { hello: w.server() } });
+    expect(second.getMcpServers()[0]?.fromCache).toBe(true);
+    expect(second.getMcpServers()[0]?.tools.map((t) => t.name)).toContain('late');
+    // Cached tools are for the settings page only: a turn with the server off declares none of them.
+    await second.disconnectMcpServer('hello');
+    await second.sendMessage('hi');
+    expect(model.requests[0]?.tools.map((t) => t.name).filter((n) => n.startsWith('mcp__'))).toEqual([]);
+    expect(w.procs()).toEqual([]);
+  });
+
+  test('a corrupt tool cache file counts as no cache: create works, nothing is shown from it', async () => {
+    const w = await world();
+    await writeFile(join(w.tmp.home, 'mcp-tools-cache.json'), '{ "version": 1, "entries": [ oops');
+    const agent = await w.agent({ steps: [{ text: 'a' }], mcpServers: { hello: w.server() } });
+    expect(agent.getMcpServers()[0]).toMatchObject({ status: 'disconnected', fromCache: false, tools: [] });
+    await agent.sendMessage('hi');
+    expect(agent.getMcpServers()[0]?.status).toBe('connected');
   });
 
   test('an explicit connect dials at once and writes the tool snapshot cache', async () => {
