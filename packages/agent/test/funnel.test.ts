@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { deferred } from '@wave/testkit';
 import { describe, expect, test } from 'vitest';
 import type { ApprovalRequest } from '../src/funnel';
@@ -112,6 +113,102 @@ describe('the tool funnel through an agent', () => {
       await turn;
       expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['a', '2']);
     }
+  });
+
+  test("a tool's own readOnlyHint decides parallel runs; readOnlyTools overrides a wrong hint", async () => {
+    const annotated = {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./fixtures/annotated-server.mjs', import.meta.url))],
+    };
+    const cases: { tools: string[]; overrides?: Record<string, boolean>; parallel: boolean }[] = [
+      { tools: ['look', 'peek'], parallel: true },
+      { tools: ['look', 'touch'], parallel: false },
+      { tools: ['look', 'peek'], overrides: { mcp__ann__peek: false }, parallel: false },
+    ];
+    for (const c of cases) {
+      const w = await world();
+      const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
+      const arrived = deferred();
+      const agent = await w.agent({
+        steps: [{ toolCalls: c.tools.map((t) => call(`mcp__ann__${t}`)) }, { text: 'ok' }],
+        toolMode: 'flat',
+        mcpServers: { ann: annotated },
+        ...(c.overrides ? { readOnlyTools: c.overrides } : {}),
+        canUseTool: (r) => {
+          const answer = deferred<'allow'>();
+          approvals.push({ name: r.fullName, answer });
+          if (approvals.length === (c.parallel ? 2 : 1)) arrived.resolve();
+          return answer.promise;
+        },
+      });
+      const turn = agent.sendMessage('go');
+      await arrived.promise;
+      expect(approvals.length).toBe(c.parallel ? 2 : 1);
+      approvals[0]?.answer.resolve('allow');
+      await expect.poll(() => approvals.length, { timeout: 30_000 }).toBe(2);
+      approvals[1]?.answer.resolve('allow');
+      await turn;
+      expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(c.tools);
+    }
+  });
+
+  test('the same tool on two servers: two full names, each call reaches its own server', async () => {
+    const w = await world();
+    const model = scriptedModel([
+      { toolCalls: [call('mcp__one__echo', { text: '1' }), call('mcp__two__echo', { text: '2' })] },
+      { text: 'ok' },
+    ]);
+    const agent = await w.agent({
+      model,
+      toolMode: 'flat',
+      mcpServers: { one: w.server(), two: w.server() },
+      permissions: { allow: ['*'] },
+    });
+    const servers: string[] = [];
+    agent.on('toolCall', (e) => servers.push(`${e.fullName}@${e.server}`));
+    await agent.sendMessage('go');
+    const declared = model.requests[0]?.tools.map((t) => t.name) ?? [];
+    expect(declared).toContain('mcp__one__echo');
+    expect(declared).toContain('mcp__two__echo');
+    expect(servers).toEqual(['mcp__one__echo@one', 'mcp__two__echo@two']);
+    expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['1', '2']);
+  });
+
+  test('a full name over 64 characters is declared in a short form that the funnel maps back', async () => {
+    const w = await world();
+    const server = `s${'x'.repeat(70)}`;
+    const full = `mcp__${server}__echo`;
+    const model = scriptedModel([
+      // Every other hello tool is denied, so the one MCP declaration is echo's.
+      (request) => ({
+        toolCalls: [
+          call(request.tools.find((t) => t.name.startsWith('mcp__'))?.name ?? 'missing', {
+            text: 'long way',
+          }),
+        ],
+      }),
+      { text: 'ok' },
+    ]);
+    const asked: string[] = [];
+    const agent = await w.agent({
+      model,
+      toolMode: 'flat',
+      mcpServers: { [server]: w.server() },
+      permissions: {
+        deny: ['mcp__*__add', 'mcp__*__sleep', 'mcp__*__fail', 'mcp__*__big', 'mcp__*__image', 'mcp__*_tool'],
+      },
+      canUseTool: async (r) => {
+        asked.push(r.fullName);
+        return 'allow';
+      },
+    });
+    await agent.sendMessage('go');
+    const names = model.requests[0]?.tools.map((t) => t.name) ?? [];
+    expect(names.every((n) => n.length <= 64)).toBe(true);
+    expect(names).not.toContain(full);
+    // Rules and approvals see the real full name; the call reached the tool.
+    expect(asked).toEqual([full]);
+    expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['long way']);
   });
 
   test('a call to a failed server says "unavailable because" with the reason, never "unknown tool"', async () => {
