@@ -80,4 +80,27 @@ describe('built-in tools through the funnel', () => {
     await agent2.sendMessage('list');
     expect(textOf(toolMessages(agent2.getMessages())[0]?.content)).toMatch(/^Permission denied: McpSettings/);
   });
+
+  test('McpSettings: allow-always is never remembered, not even when restored by a host', async () => {
+    const w = await world();
+    const asked: ApprovalRequest[] = [];
+    const remembered: string[] = [];
+    const list = { toolCalls: [{ name: 'McpSettings', arguments: { action: 'list' } }] };
+    const agent = await w.agent({
+      steps: [list, list, { text: 'ok' }],
+      rememberedApprovals: { McpSettings: 'any-hash' },
+      canUseTool: async (r) => {
+        asked.push(r);
+        return 'allow-always';
+      },
+    });
+    agent.on('allowAlways', (e) => remembered.push(e.fullName));
+    await agent.sendMessage('list twice');
+    expect(asked.map((a) => [a.fullName, a.reason])).toEqual([
+      ['McpSettings', 'always-ask'],
+      ['McpSettings', 'always-ask'],
+    ]);
+    expect(remembered).toEqual([]);
+    expect(toolMessages(agent.getMessages()).every((t) => !t.isError)).toBe(true);
+  });
 });
