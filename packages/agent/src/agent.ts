@@ -303,6 +303,8 @@ export class Agent {
   private readonly written = new Map<string, string>();
   private readonly seenTools = new Map<string, { tools: ServerRecord['tools']; fingerprint: string }>();
   private changeVersion = 0;
+  /** The last tool cache refresh (see {@link refreshCache}); it never rejects. */
+  private cacheWrites: Promise<void> = Promise.resolve();
   private readonly unsubscribePool: () => void;
   private readonly guard: OutputGuard;
   /** `ReadOutput` and `McpSettings`, then the host's own: always declared, never folded away. */
@@ -366,7 +368,12 @@ export class Agent {
       },
       now: options.now,
     });
-    this.unsubscribePool = pool.onChange(() => this.changed());
+    this.unsubscribePool = pool.onChange(() => {
+      this.changed();
+      // A tool list that changes between turns (list_changed, a connect) reaches the cache now,
+      // so a later disconnect never shows an older snapshot.
+      if (this.cache && !this.destroyed) void this.refreshCache();
+    });
   }
 
   /**
@@ -741,8 +748,15 @@ export class Agent {
     }
   }
 
-  private async refreshCache(): Promise<void> {
-    if (!this.cache) return;
+  /** Refresh the tool snapshot cache; runs are serialized (a change event and a turn end never write at once). Never rejects. */
+  private refreshCache(): Promise<void> {
+    const run = this.cacheWrites.then(() => this.writeCache());
+    this.cacheWrites = run;
+    return run;
+  }
+
+  private async writeCache(): Promise<void> {
+    if (!this.cache || this.destroyed) return;
     const entries: Parameters<ToolCache['write']>[1] = [];
     for (const { server, blockedReason } of this.loaded.configured) {
       if (blockedReason) continue;
@@ -804,6 +818,8 @@ export class Agent {
         // save() reports its own failures
       }
       this.unsubscribePool();
+      // No cache write lands after destroy() resolves.
+      await this.cacheWrites;
       try {
         await Promise.all([this.pool.destroy(), this.exposures.exec.close()]);
       } finally {

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { ApprovalRequest } from '../src/funnel';
 import { scriptedModel } from '../src/models/scripted';
@@ -229,6 +230,31 @@ describe('configuration sources', () => {
     await second.sendMessage('hi');
     expect(model.requests[0]?.tools.map((t) => t.name).filter((n) => n.startsWith('mcp__'))).toEqual([]);
     expect(w.procs()).toEqual([]);
+  });
+
+  test('tools that change between turns reach the cache at once: a later disconnect shows the new list', async () => {
+    const w = await world();
+    const trigger = join(w.tmp.root, 'add-tool');
+    const annotated = {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./fixtures/annotated-server.mjs', import.meta.url))],
+      env: { ADD_TOOL_WHEN_FILE: trigger },
+    };
+    const agent = await w.agent({ steps: [], mcpServers: { ann: annotated } });
+    expect((await agent.connectMcpServer('ann')).tools.map((t) => t.name)).toEqual(['look', 'peek', 'touch']);
+    await writeFile(trigger, 'between_turns');
+    await expect
+      .poll(() => agent.getMcpServers()[0]?.tools.some((t) => t.name === 'between_turns'), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    const view = await agent.disconnectMcpServer('ann');
+    expect(view.status).toBe('disconnected');
+    expect(view.fromCache).toBe(true);
+    expect(view.tools.map((t) => t.name)).toContain('between_turns');
+    await agent.destroy();
+    const next = await w.agent({ steps: [], mcpServers: { ann: annotated } });
+    expect(next.getMcpServers()[0]?.tools.map((t) => t.name)).toContain('between_turns');
   });
 
   test('a corrupt tool cache file counts as no cache: create works, nothing is shown from it', async () => {
