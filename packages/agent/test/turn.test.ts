@@ -161,6 +161,15 @@ describe('turns', () => {
     expect(versions).toEqual(versions.map((_, i) => (versions[0] ?? 0) + i));
   });
 
+  test('the model streams through modelEvent events of the agent', async () => {
+    const w = await world();
+    const agent = await w.agent({ steps: [{ text: 'streamed answer' }] });
+    const events: string[] = [];
+    agent.on('modelEvent', (e) => events.push(e.type === 'text-delta' ? `text:${e.text}` : e.type));
+    await agent.sendMessage('go');
+    expect(events).toContain('text:streamed answer');
+  });
+
   test('an agent given a shared pool leases it: destroy releases the lease, the pool lives on', async () => {
     const w = await world();
     const pool = McpPool.create({ shared: true, markerNamespace: w.ns });
