@@ -250,6 +250,28 @@ describe('the tool funnel through an agent', () => {
     }
   });
 
+  test('images count against a per-turn limit that every turn starts again', async () => {
+    const w = await world();
+    const images = { toolCalls: [call('mcp__hello__image', { count: 3 })] };
+    const model = scriptedModel([images, { text: 'one' }, images, { text: 'two' }], { supportsVision: true });
+    const agent = await w.agent({
+      model,
+      toolMode: 'flat',
+      mcpServers: { hello: w.server() },
+      permissions: { allow: ['*'] },
+      outputLimits: { maxImagesPerTurn: 2 },
+    });
+    const imageBlocks = () =>
+      toolMessages(agent.getMessages()).map((t) =>
+        Array.isArray(t.content) ? t.content.filter((b) => b.type === 'image').length : 0,
+      );
+    await agent.sendMessage('first');
+    expect(imageBlocks()).toEqual([2]);
+    expect(textOf(toolMessages(agent.getMessages())[0]?.content)).toContain('the limit of 2 images per turn');
+    await agent.sendMessage('second');
+    expect(imageBlocks()).toEqual([2, 2]);
+  });
+
   test('tool names that collide after identity mapping: each declared name reaches its own tool', async () => {
     const w = await world();
     const model = scriptedModel([
