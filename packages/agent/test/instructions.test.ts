@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { Message, UserMessage } from '../src/model';
 import { scriptedModel } from '../src/models/scripted';
@@ -66,6 +67,26 @@ describe('server instructions', () => {
     await agent.sendMessage('one');
     expect(agent.getMcpServers()[0]?.status).toBe('connected');
     expect(metas(agent.getMessages())).toHaveLength(0);
+  });
+
+  test('a server with no tools at all is still announced', async () => {
+    const w = await world();
+    const model = scriptedModel([{ text: 'a' }]);
+    const agent = await w.agent({
+      model,
+      mcpServers: {
+        bare: {
+          command: process.execPath,
+          args: [fileURLToPath(new URL('./fixtures/annotated-server.mjs', import.meta.url))],
+          env: { NO_TOOLS: '1', INSTRUCTIONS: 'Bare server.\nNo tools, only these rules.' },
+        },
+      },
+    });
+    await agent.sendMessage('one');
+    expect(agent.getMcpServers()[0]).toMatchObject({ status: 'connected', toolCount: 0 });
+    const m = metas(model.requests[0]?.messages ?? []);
+    expect(m).toHaveLength(1);
+    expect(String(m[0]?.content)).toContain('Bare server.\nNo tools, only these rules.');
   });
 
   test('a text over 2048 characters is cut to the limit and says so', async () => {
