@@ -118,7 +118,8 @@ export interface AgentOptions {
   /**
    * Answers a server's elicitation (a form it wants the user to fill in):
    * `(server, request, { signal }) => { action: 'accept' | 'decline' | 'cancel', content? }`.
-   * With a shared `pool`, give it to the pool instead. @default none: servers
+   * With a shared `pool`, give it to the pool instead (both at once reject
+   * with `INVALID_OPTIONS`). @default none: servers
    * are told the client cannot elicit, so every request is declined
    */
   onElicitation?: ElicitationHandler;
@@ -392,6 +393,12 @@ export class Agent {
       throw new AgentError(
         'INVALID_OPTIONS',
         'Agent.create needs { model }: pass a ModelAdapter (e.g. openaiCompatible(...)).',
+      );
+    }
+    if (options.pool && options.onElicitation) {
+      throw new AgentError(
+        'INVALID_OPTIONS',
+        'Agent.create: onElicitation cannot be used with a shared pool (its connections serve every agent that leases them); give the handler to the pool: McpPool.create({ shared: true, onElicitation }), or AgentHost.create({ poolOptions: { onElicitation } }).',
       );
     }
     if (options.pool && !options.pool.shared) {
