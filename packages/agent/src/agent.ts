@@ -144,7 +144,8 @@ export interface AgentOptions {
   /**
    * Extra built-in tools, declared after `ReadOutput` and `McpSettings` (which
    * are always there), never folded away. One without `alwaysAsk` runs unless
-   * a rule denies or asks. @default []
+   * a rule denies or asks; its text goes through the output guard like any
+   * tool's. @default []
    */
   builtins?: BuiltinTool[];
   /**
@@ -334,7 +335,11 @@ export class Agent {
       this.written.set(s.server, stableHash([s.fingerprint, s.tools, s.instructions ?? null]));
     }
     this.remembered = new Map(Object.entries(options.rememberedApprovals ?? {}));
-    this.builtinList = [{ ...readOutputTool, readOnly: true }, mcpSettingsTool, ...(options.builtins ?? [])];
+    this.builtinList = [
+      { ...readOutputTool, readOnly: true, unguarded: true },
+      mcpSettingsTool,
+      ...(options.builtins ?? []),
+    ];
     this.exposures = { flat: flatExposure(), gateway: gatewayExposure(), exec: execExposure() };
     this.guard = createOutputGuard({
       dir: join(this.filesDir(), 'tool-output'),
