@@ -762,7 +762,14 @@ export class Agent {
 
   /** Refresh the tool snapshot cache; runs are serialized (a change event and a turn end never write at once). Never rejects. */
   private refreshCache(): Promise<void> {
-    const run = this.cacheWrites.then(() => this.writeCache());
+    const run = this.cacheWrites
+      .then(() => this.writeCache())
+      .catch((error: unknown) =>
+        this.warn({
+          code: 'CACHE_WRITE_FAILED',
+          message: `Refreshing the tool cache failed: ${(error as Error)?.message ?? String(error)}`,
+        }),
+      );
     this.cacheWrites = run;
     return run;
   }
@@ -830,10 +837,9 @@ export class Agent {
         // save() reports its own failures
       }
       this.unsubscribePool();
-      // No cache write lands after destroy() resolves.
-      await this.cacheWrites;
       try {
-        await Promise.all([this.pool.destroy(), this.exposures.exec.close()]);
+        // No cache write lands after destroy() resolves; a slow one never holds up the pool's teardown.
+        await Promise.all([this.pool.destroy(), this.exposures.exec.close(), this.cacheWrites]);
       } finally {
         await turn;
         this.emitter.clear();

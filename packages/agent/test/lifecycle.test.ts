@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ToolCache } from '@wave/mcp-cache';
 import { McpPool } from '@wave/mcp-pool';
+import { deferred } from '@wave/testkit';
 import { describe, expect, test, vi } from 'vitest';
 import { isAgentError } from '../src/errors';
 import { scriptedModel } from '../src/models/scripted';
@@ -197,6 +199,38 @@ describe('Agent lifecycle', () => {
     await agent.destroy();
     expect(warnings.some((m) => m.includes('disk full'))).toBe(true);
     expect(w.procs()).toEqual([]);
+  });
+
+  test('a tool cache write that hangs does not hold up pool teardown; destroy resolves once it ends', async () => {
+    const w = await world();
+    const write = deferred();
+    const started = deferred();
+    const cache: ToolCache = {
+      file: join(w.tmp.root, 'never-written.json'),
+      get: async () => undefined,
+      list: async () => [],
+      write: () => {
+        started.resolve();
+        return write.promise;
+      },
+    };
+    const agent = await w.agent({ steps: [], mcpServers: { hello: w.server() }, toolCache: cache });
+    // The write starts on the pool's change event; connect itself settles either way (view or AGENT_DESTROYED).
+    const connecting = agent.connectMcpServer('hello').then(
+      () => 'view',
+      (e: unknown) => (isAgentError(e, 'AGENT_DESTROYED') ? 'destroyed' : e),
+    );
+    await started.promise;
+    expect(w.procs().length).toBeGreaterThan(0);
+    let done = false;
+    const destroyed = agent.destroy().then(() => {
+      done = true;
+    });
+    await expect.poll(() => w.procs(), { timeout: 30_000, interval: 25 }).toEqual([]);
+    expect(done).toBe(false); // still waiting for the write, so none lands after destroy() resolves
+    write.resolve();
+    await destroyed;
+    expect(['view', 'destroyed']).toContain(await connecting);
   });
 
   test('after destroy every method rejects with AGENT_DESTROYED and nothing starts a process', async () => {
