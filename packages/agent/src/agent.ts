@@ -118,7 +118,8 @@ export interface AgentOptions {
   /**
    * Answers a server's elicitation (a form it wants the user to fill in):
    * `(server, request, { signal }) => { action: 'accept' | 'decline' | 'cancel', content? }`.
-   * With a shared `pool`, give it to the pool instead. @default none: servers
+   * With a shared `pool`, give it to the pool instead (both at once reject
+   * with `INVALID_OPTIONS`). @default none: servers
    * are told the client cannot elicit, so every request is declined
    */
   onElicitation?: ElicitationHandler;
@@ -143,7 +144,8 @@ export interface AgentOptions {
   /**
    * Extra built-in tools, declared after `ReadOutput` and `McpSettings` (which
    * are always there), never folded away. One without `alwaysAsk` runs unless
-   * a rule denies or asks. @default []
+   * a rule denies or asks; its text goes through the output guard like any
+   * tool's. @default []
    */
   builtins?: BuiltinTool[];
   /**
@@ -303,6 +305,8 @@ export class Agent {
   private readonly written = new Map<string, string>();
   private readonly seenTools = new Map<string, { tools: ServerRecord['tools']; fingerprint: string }>();
   private changeVersion = 0;
+  /** The last tool cache refresh (see {@link refreshCache}); it never rejects. */
+  private cacheWrites: Promise<void> = Promise.resolve();
   private readonly unsubscribePool: () => void;
   private readonly guard: OutputGuard;
   /** `ReadOutput` and `McpSettings`, then the host's own: always declared, never folded away. */
@@ -331,7 +335,11 @@ export class Agent {
       this.written.set(s.server, stableHash([s.fingerprint, s.tools, s.instructions ?? null]));
     }
     this.remembered = new Map(Object.entries(options.rememberedApprovals ?? {}));
-    this.builtinList = [{ ...readOutputTool, readOnly: true }, mcpSettingsTool, ...(options.builtins ?? [])];
+    this.builtinList = [
+      { ...readOutputTool, readOnly: true, unguarded: true },
+      mcpSettingsTool,
+      ...(options.builtins ?? []),
+    ];
     this.exposures = { flat: flatExposure(), gateway: gatewayExposure(), exec: execExposure() };
     this.guard = createOutputGuard({
       dir: join(this.filesDir(), 'tool-output'),
@@ -366,7 +374,12 @@ export class Agent {
       },
       now: options.now,
     });
-    this.unsubscribePool = pool.onChange(() => this.changed());
+    this.unsubscribePool = pool.onChange(() => {
+      this.changed();
+      // A tool list that changes between turns (list_changed, a connect) reaches the cache now,
+      // so a later disconnect never shows an older snapshot.
+      if (this.cache && !this.destroyed) void this.refreshCache();
+    });
   }
 
   /**
@@ -385,6 +398,12 @@ export class Agent {
       throw new AgentError(
         'INVALID_OPTIONS',
         'Agent.create needs { model }: pass a ModelAdapter (e.g. openaiCompatible(...)).',
+      );
+    }
+    if (options.pool && options.onElicitation) {
+      throw new AgentError(
+        'INVALID_OPTIONS',
+        'Agent.create: onElicitation cannot be used with a shared pool (its connections serve every agent that leases them); give the handler to the pool: McpPool.create({ shared: true, onElicitation }), or AgentHost.create({ poolOptions: { onElicitation } }).',
       );
     }
     if (options.pool && !options.pool.shared) {
@@ -741,8 +760,22 @@ export class Agent {
     }
   }
 
-  private async refreshCache(): Promise<void> {
-    if (!this.cache) return;
+  /** Refresh the tool snapshot cache; runs are serialized (a change event and a turn end never write at once). Never rejects. */
+  private refreshCache(): Promise<void> {
+    const run = this.cacheWrites
+      .then(() => this.writeCache())
+      .catch((error: unknown) =>
+        this.warn({
+          code: 'CACHE_WRITE_FAILED',
+          message: `Refreshing the tool cache failed: ${(error as Error)?.message ?? String(error)}`,
+        }),
+      );
+    this.cacheWrites = run;
+    return run;
+  }
+
+  private async writeCache(): Promise<void> {
+    if (!this.cache || this.destroyed) return;
     const entries: Parameters<ToolCache['write']>[1] = [];
     for (const { server, blockedReason } of this.loaded.configured) {
       if (blockedReason) continue;
@@ -805,7 +838,8 @@ export class Agent {
       }
       this.unsubscribePool();
       try {
-        await Promise.all([this.pool.destroy(), this.exposures.exec.close()]);
+        // No cache write lands after destroy() resolves; a slow one never holds up the pool's teardown.
+        await Promise.all([this.pool.destroy(), this.exposures.exec.close(), this.cacheWrites]);
       } finally {
         await turn;
         this.emitter.clear();

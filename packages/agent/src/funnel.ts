@@ -31,8 +31,12 @@ export interface ToolHint {
   tool: string;
 }
 
-/** A built-in as the funnel runs it: `readOnly` ones may run in parallel. */
-export type FunnelBuiltin = BuiltinTool & { readOnly?: boolean };
+/**
+ * A built-in as the funnel runs it: `readOnly` ones may run in parallel;
+ * `unguarded` ones (`ReadOutput`, whose pages are bounded already and must
+ * not spill again) skip the output guard.
+ */
+export type FunnelBuiltin = BuiltinTool & { readOnly?: boolean; unguarded?: boolean };
 
 /** What `canUseTool` is asked. */
 export interface ApprovalRequest {
@@ -370,7 +374,12 @@ export class Funnel {
 
     if (target.kind === 'builtin') {
       const r = await target.tool.run(args, this.deps.builtinContext(signal));
-      return textOutcome(r.content, r.isError === true);
+      if (target.tool.unguarded) return textOutcome(r.content, r.isError === true);
+      // A built-in's text is bounded like any tool's: cut, spilled, readable with ReadOutput.
+      return this.deps.guard.guard(
+        { content: [{ type: 'text', text: r.content }], isError: r.isError === true },
+        { fullName, supportsVision: this.deps.supportsVision },
+      );
     }
     let result: CallToolResult;
     try {

@@ -14,12 +14,19 @@ export interface AgentHostOptions {
   home?: string;
   /** A shared pool to use; the host then never destroys it. @default a shared pool owned (and destroyed) by the host */
   pool?: McpPool;
-  /** Options of the host's own pool. Ignored with `pool`. @default {} */
+  /**
+   * Options of the host's own pool, e.g. `onElicitation` (it answers every
+   * agent's servers, with the server's name). Ignored with `pool`. @default {}
+   */
   poolOptions?: Omit<McpPoolOptions, 'servers' | 'shared'>;
 }
 
-/** Options of one agent of a host: as `Agent.create`, without `pool` (the host's). */
-export type HostAgentOptions = Omit<AgentOptions, 'pool' | 'id'>;
+/**
+ * Options of one agent of a host: as `Agent.create`, without `pool` (the
+ * host's) and `onElicitation` (connections are shared: give it to the host's
+ * `poolOptions`).
+ */
+export type HostAgentOptions = Omit<AgentOptions, 'pool' | 'id' | 'onElicitation'>;
 
 /** A queued destroy, as `pendingReclaims()` shows it. */
 export interface PendingReclaim {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { deferred } from '@wave/testkit';
 import { describe, expect, test } from 'vitest';
 import type { ApprovalRequest } from '../src/funnel';
@@ -114,6 +115,102 @@ describe('the tool funnel through an agent', () => {
     }
   });
 
+  test("a tool's own readOnlyHint decides parallel runs; readOnlyTools overrides a wrong hint", async () => {
+    const annotated = {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./fixtures/annotated-server.mjs', import.meta.url))],
+    };
+    const cases: { tools: string[]; overrides?: Record<string, boolean>; parallel: boolean }[] = [
+      { tools: ['look', 'peek'], parallel: true },
+      { tools: ['look', 'touch'], parallel: false },
+      { tools: ['look', 'peek'], overrides: { mcp__ann__peek: false }, parallel: false },
+    ];
+    for (const c of cases) {
+      const w = await world();
+      const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
+      const arrived = deferred();
+      const agent = await w.agent({
+        steps: [{ toolCalls: c.tools.map((t) => call(`mcp__ann__${t}`)) }, { text: 'ok' }],
+        toolMode: 'flat',
+        mcpServers: { ann: annotated },
+        ...(c.overrides ? { readOnlyTools: c.overrides } : {}),
+        canUseTool: (r) => {
+          const answer = deferred<'allow'>();
+          approvals.push({ name: r.fullName, answer });
+          if (approvals.length === (c.parallel ? 2 : 1)) arrived.resolve();
+          return answer.promise;
+        },
+      });
+      const turn = agent.sendMessage('go');
+      await arrived.promise;
+      expect(approvals.length).toBe(c.parallel ? 2 : 1);
+      approvals[0]?.answer.resolve('allow');
+      await expect.poll(() => approvals.length, { timeout: 30_000 }).toBe(2);
+      approvals[1]?.answer.resolve('allow');
+      await turn;
+      expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(c.tools);
+    }
+  });
+
+  test('the same tool on two servers: two full names, each call reaches its own server', async () => {
+    const w = await world();
+    const model = scriptedModel([
+      { toolCalls: [call('mcp__one__echo', { text: '1' }), call('mcp__two__echo', { text: '2' })] },
+      { text: 'ok' },
+    ]);
+    const agent = await w.agent({
+      model,
+      toolMode: 'flat',
+      mcpServers: { one: w.server(), two: w.server() },
+      permissions: { allow: ['*'] },
+    });
+    const servers: string[] = [];
+    agent.on('toolCall', (e) => servers.push(`${e.fullName}@${e.server}`));
+    await agent.sendMessage('go');
+    const declared = model.requests[0]?.tools.map((t) => t.name) ?? [];
+    expect(declared).toContain('mcp__one__echo');
+    expect(declared).toContain('mcp__two__echo');
+    expect(servers).toEqual(['mcp__one__echo@one', 'mcp__two__echo@two']);
+    expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['1', '2']);
+  });
+
+  test('a full name over 64 characters is declared in a short form that the funnel maps back', async () => {
+    const w = await world();
+    const server = `s${'x'.repeat(70)}`;
+    const full = `mcp__${server}__echo`;
+    const model = scriptedModel([
+      // Every other hello tool is denied, so the one MCP declaration is echo's.
+      (request) => ({
+        toolCalls: [
+          call(request.tools.find((t) => t.name.startsWith('mcp__'))?.name ?? 'missing', {
+            text: 'long way',
+          }),
+        ],
+      }),
+      { text: 'ok' },
+    ]);
+    const asked: string[] = [];
+    const agent = await w.agent({
+      model,
+      toolMode: 'flat',
+      mcpServers: { [server]: w.server() },
+      permissions: {
+        deny: ['mcp__*__add', 'mcp__*__sleep', 'mcp__*__fail', 'mcp__*__big', 'mcp__*__image', 'mcp__*_tool'],
+      },
+      canUseTool: async (r) => {
+        asked.push(r.fullName);
+        return 'allow';
+      },
+    });
+    await agent.sendMessage('go');
+    const names = model.requests[0]?.tools.map((t) => t.name) ?? [];
+    expect(names.every((n) => n.length <= 64)).toBe(true);
+    expect(names).not.toContain(full);
+    // Rules and approvals see the real full name; the call reached the tool.
+    expect(asked).toEqual([full]);
+    expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['long way']);
+  });
+
   test('a call to a failed server says "unavailable because" with the reason, never "unknown tool"', async () => {
     const w = await world();
     const agent = await w.agent({
@@ -151,6 +248,28 @@ describe('the tool funnel through an agent', () => {
         expect(textOf(t?.content)).toMatch(/saved to .*\.png/);
       }
     }
+  });
+
+  test('images count against a per-turn limit that every turn starts again', async () => {
+    const w = await world();
+    const images = { toolCalls: [call('mcp__hello__image', { count: 3 })] };
+    const model = scriptedModel([images, { text: 'one' }, images, { text: 'two' }], { supportsVision: true });
+    const agent = await w.agent({
+      model,
+      toolMode: 'flat',
+      mcpServers: { hello: w.server() },
+      permissions: { allow: ['*'] },
+      outputLimits: { maxImagesPerTurn: 2 },
+    });
+    const imageBlocks = () =>
+      toolMessages(agent.getMessages()).map((t) =>
+        Array.isArray(t.content) ? t.content.filter((b) => b.type === 'image').length : 0,
+      );
+    await agent.sendMessage('first');
+    expect(imageBlocks()).toEqual([2]);
+    expect(textOf(toolMessages(agent.getMessages())[0]?.content)).toContain('the limit of 2 images per turn');
+    await agent.sendMessage('second');
+    expect(imageBlocks()).toEqual([2, 2]);
   });
 
   test('tool names that collide after identity mapping: each declared name reaches its own tool', async () => {

@@ -147,6 +147,32 @@ describe('AgentHost', () => {
     );
   });
 
+  test('a long-lived host needs no close(): once every agent is destroyed, the released server idles out', async () => {
+    const { tmp, host, procs } = await hostWorld();
+    // keep-alive: never idles out while an agent uses it; released, it closes after idleTimeoutMs.
+    const hello = { hello: { ...fixtureServer('hello'), lifecycle: 'keep-alive', idleTimeoutMs: 100 } };
+    const ids = Array.from({ length: 5 }, (_, i) => `long-${i}`);
+    const agents = await Promise.all(
+      ids.map((id) =>
+        host.create(id, {
+          workdir: tmp.workdir,
+          model: scriptedModel([
+            { toolCalls: [{ name: 'mcp__hello__echo', arguments: { text: id } }] },
+            { text: 'ok' },
+          ]),
+          mcpServers: hello,
+          permissions: { allow: ['*'] },
+        }),
+      ),
+    );
+    await Promise.all(agents.map((a) => a.sendMessage('go')));
+    for (const a of agents) expect(a.getMessages().find((m) => m.role === 'tool')?.content).toBe(a.id);
+    expect(procs().length).toBeGreaterThan(0);
+    await Promise.all(ids.map((id) => host.destroy(id)));
+    expect(host.ids()).toEqual([]);
+    await expect.poll(() => procs(), { timeout: 30_000, interval: 50 }).toEqual([]);
+  });
+
   test('a host given a pool never destroys it', async () => {
     const tmp = await makeTempHome();
     const pool = McpPool.create({ shared: true });

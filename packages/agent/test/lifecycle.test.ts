@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ToolCache } from '@wave/mcp-cache';
 import { McpPool } from '@wave/mcp-pool';
+import { deferred } from '@wave/testkit';
 import { describe, expect, test, vi } from 'vitest';
 import { isAgentError } from '../src/errors';
 import { scriptedModel } from '../src/models/scripted';
@@ -114,6 +118,47 @@ describe('Agent lifecycle', () => {
     expect(changes.length).toBe(seen); // nothing dialed, nothing changed
   });
 
+  test('connectMcpServer on a failed server dials it again and settles with the error view', async () => {
+    const w = await world();
+    const marker = join(w.tmp.root, 'attempts.txt');
+    const agent = await w.agent({
+      steps: [{ text: 'a' }],
+      mcpServers: {
+        broken: {
+          command: process.execPath,
+          args: ['-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'x'); process.exit(7)`],
+        },
+      },
+    });
+    await agent.sendMessage('one');
+    expect(agent.getMcpServers()[0]?.status).toBe('error');
+    expect(readFileSync(marker, 'utf8')).toBe('x');
+    const view = await agent.connectMcpServer('broken');
+    expect(view.status).toBe('error');
+    expect(view.error?.message).toBeTruthy();
+    expect(readFileSync(marker, 'utf8')).toBe('xx'); // an explicit connect really dials again
+  });
+
+  test('a connected server is reused by later turns, never dialed again', async () => {
+    const w = await world();
+    const agent = await w.agent({
+      steps: [{ text: 'a' }, { text: 'b' }, { text: 'c' }],
+      mcpServers: { hello: w.server() },
+    });
+    await agent.sendMessage('one');
+    const pids = w.procs();
+    expect(pids.length).toBeGreaterThan(0);
+    let changes = 0;
+    agent.on('mcpServersChanged', () => {
+      changes += 1;
+    });
+    await agent.sendMessage('two');
+    await agent.sendMessage('three');
+    expect(w.procs()).toEqual(pids);
+    expect(changes).toBe(0);
+    expect(agent.getMcpServers()[0]?.status).toBe('connected');
+  });
+
   test('destroy during the first turn’s dial leaves no process, and the turn rejects', async () => {
     const w = await world();
     const agent = await w.agent({
@@ -156,6 +201,38 @@ describe('Agent lifecycle', () => {
     expect(w.procs()).toEqual([]);
   });
 
+  test('a tool cache write that hangs does not hold up pool teardown; destroy resolves once it ends', async () => {
+    const w = await world();
+    const write = deferred();
+    const started = deferred();
+    const cache: ToolCache = {
+      file: join(w.tmp.root, 'never-written.json'),
+      get: async () => undefined,
+      list: async () => [],
+      write: () => {
+        started.resolve();
+        return write.promise;
+      },
+    };
+    const agent = await w.agent({ steps: [], mcpServers: { hello: w.server() }, toolCache: cache });
+    // The write starts on the pool's change event; connect itself settles either way (view or AGENT_DESTROYED).
+    const connecting = agent.connectMcpServer('hello').then(
+      () => 'view',
+      (e: unknown) => (isAgentError(e, 'AGENT_DESTROYED') ? 'destroyed' : e),
+    );
+    await started.promise;
+    expect(w.procs().length).toBeGreaterThan(0);
+    let done = false;
+    const destroyed = agent.destroy().then(() => {
+      done = true;
+    });
+    await expect.poll(() => w.procs(), { timeout: 30_000, interval: 25 }).toEqual([]);
+    expect(done).toBe(false); // still waiting for the write, so none lands after destroy() resolves
+    write.resolve();
+    await destroyed;
+    expect(['view', 'destroyed']).toContain(await connecting);
+  });
+
   test('after destroy every method rejects with AGENT_DESTROYED and nothing starts a process', async () => {
     const w = await world();
     const agent = await w.agent({ steps: [{ text: 'a' }], mcpServers: { hello: w.server() } });
@@ -169,6 +246,10 @@ describe('Agent lifecycle', () => {
     expect(() => agent.getMcpServers()).toThrow(/destroyed/);
     expect(() => agent.getMessages()).toThrow(/destroyed/);
     expect(() => agent.replaceHistory([])).toThrow(/destroyed/);
+    expect(() => agent.getConfigIssues()).toThrow(/destroyed/);
+    await expect(agent.authorizeMcpServer('hello', { openUrl: () => undefined })).rejects.toSatisfy(
+      destroyed,
+    );
     expect(w.procs()).toEqual([]);
   });
 });

@@ -115,6 +115,61 @@ describe('turns', () => {
     ]);
   });
 
+  test('events: approvalRequest before canUseTool, blocked on refused calls, mcpServersChanged versions grow by one', async () => {
+    const w = await world();
+    const order: string[] = [];
+    const calls: { fullName: string; isError: boolean; blocked: boolean; server?: string }[] = [];
+    const versions: number[] = [];
+    const agent = await w.agent({
+      steps: [
+        {
+          toolCalls: [
+            { name: 'mcp__hello__echo', arguments: { text: 'asked' } },
+            { name: 'mcp__hello__add', arguments: { a: 1, b: 2 } },
+            { name: 'mcp__hello__fail', arguments: {} },
+          ],
+        },
+        { text: 'done' },
+      ],
+      toolMode: 'flat',
+      mcpServers: { hello: w.server() },
+      permissions: { deny: ['mcp__hello__add'], allow: ['mcp__hello__fail'] },
+      canUseTool: async (r) => {
+        order.push(`canUseTool:${r.fullName}`);
+        return 'allow';
+      },
+    });
+    agent.on('approvalRequest', (r) => order.push(`approvalRequest:${r.fullName}:${r.reason}:${r.server}`));
+    agent.on('toolCall', (e) => {
+      const c: (typeof calls)[number] = { fullName: e.fullName, isError: e.isError, blocked: e.blocked };
+      if (e.server !== undefined) c.server = e.server;
+      calls.push(c);
+    });
+    agent.on('mcpServersChanged', (e) => versions.push(e.version));
+    await agent.sendMessage('go');
+    expect(order).toEqual(['approvalRequest:mcp__hello__echo:no-rule:hello', 'canUseTool:mcp__hello__echo']);
+    expect(calls).toEqual([
+      { fullName: 'mcp__hello__echo', isError: false, blocked: false, server: 'hello' },
+      // Refused by a rule: blocked. Failed by the tool itself: an error, not blocked.
+      { fullName: 'mcp__hello__add', isError: true, blocked: true, server: 'hello' },
+      { fullName: 'mcp__hello__fail', isError: true, blocked: false, server: 'hello' },
+    ]);
+    expect(versions.length).toBeGreaterThan(0);
+    const before = versions.length;
+    await agent.disconnectMcpServer('hello');
+    expect(versions.length).toBeGreaterThan(before);
+    expect(versions).toEqual(versions.map((_, i) => (versions[0] ?? 0) + i));
+  });
+
+  test('the model streams through modelEvent events of the agent', async () => {
+    const w = await world();
+    const agent = await w.agent({ steps: [{ text: 'streamed answer' }] });
+    const events: string[] = [];
+    agent.on('modelEvent', (e) => events.push(e.type === 'text-delta' ? `text:${e.text}` : e.type));
+    await agent.sendMessage('go');
+    expect(events).toContain('text:streamed answer');
+  });
+
   test('an agent given a shared pool leases it: destroy releases the lease, the pool lives on', async () => {
     const w = await world();
     const pool = McpPool.create({ shared: true, markerNamespace: w.ns });
