@@ -245,15 +245,20 @@ export class PoolCore {
 
   /**
    * A view no longer configures this slot (removed, changed, released).
-   * `now`: close at once if nobody else uses it; `idle`: let it idle out.
+   * `now`: close at once if nobody else uses it; `idle`: let a live connection
+   * idle out (a dial or reconnection nobody else waits for stops at once).
    */
   unregister(token: string, slot: Slot, mode: 'now' | 'idle'): Promise<void> {
     slot.members.delete(token);
     slot.users.delete(token);
     if (slot.users.size === 0) {
-      // Waiting to reconnect for nobody: stop now (there is no connection to idle out).
-      if (mode === 'now' || slot.state.status === 'reconnecting') return this.closeSlot(slot);
-      // Released: nobody uses it any more; it closes once idle (whatever its lifecycle),
+      if (mode === 'now') return this.closeSlot(slot);
+      // Released: a dial or a reconnection nobody waits for any more stops at once (its
+      // process tree killed); the slot is due again for the next user (see RELEASE).
+      const before = slot.state;
+      this.dispatch(slot, { type: 'RELEASE' });
+      if (slot.state !== before) return this.whenClosed(slot).then(() => this.gc(slot));
+      // A live connection nobody uses any more closes once idle (whatever its lifecycle),
       // or at once when it has no finite idle timeout.
       if (this.idleTimeoutOf(slot) === undefined) return this.closeSlot(slot);
       this.armIdle(slot);

@@ -6,7 +6,7 @@ import type { PoolErrorCode } from './errors';
  *
  * `disconnected` -> `connecting` -> `connected`; `connected` -> `reconnecting`
  * -> `connected` | `error`; any -> `error`; any -> `disconnected` (manual,
- * idle, destroy); a live or dialing connection -> `needs-auth` (the server
+ * idle, destroy; a dial or reconnection when its last user is released); a live or dialing connection -> `needs-auth` (the server
  * wants an OAuth sign-in; never dialed automatically, `connect()` or a
  * successful `authorize()` dials it again).
  */
@@ -87,7 +87,16 @@ export interface MachineState {
 export type DialMode = 'auto' | 'explicit';
 
 /** Why a connection is being closed (for logs and tests). */
-export type CloseReason = 'manual' | 'idle' | 'evicted' | 'lost' | 'failed' | 'stale' | 'reset' | 'destroy';
+export type CloseReason =
+  | 'manual'
+  | 'idle'
+  | 'evicted'
+  | 'released'
+  | 'lost'
+  | 'failed'
+  | 'stale'
+  | 'reset'
+  | 'destroy';
 
 /** Inputs of the state machine. */
 export type MachineEvent =
@@ -125,6 +134,14 @@ export type MachineEvent =
   | { type: 'IDLE'; generation: number; reason: 'idle' | 'evicted' }
   /** Close at once, by request (manual disconnect, last user gone). Cancels any reconnection. */
   | { type: 'DISCONNECT' }
+  /**
+   * The last user let go of the slot (a shared pool's lease was released) and
+   * it may idle out. A connection still being dialed, or waiting to
+   * reconnect, serves nobody: it is abandoned at once (not sticky: a later
+   * user dials it again on demand). A live connection is left as it is (the
+   * runtime arms its idle timer, so a new user in that window reuses it).
+   */
+  | { type: 'RELEASE' }
   /** The server's configuration changed or it was removed: close and forget. */
   | { type: 'RESET' }
   | { type: 'DESTROY' };
@@ -384,6 +401,17 @@ export function transition(state: MachineState, event: MachineEvent, opts: Machi
           error: undefined,
         },
         [{ type: 'close', generation: s.generation, reason: event.reason }],
+      ];
+    }
+
+    case 'RELEASE': {
+      if (s.status !== 'connecting' && s.status !== 'reconnecting') return same(s);
+      const effects: MachineEffect[] = [];
+      if (s.status === 'reconnecting') effects.push({ type: 'cancelRetry' });
+      effects.push({ type: 'close', generation: s.generation, reason: 'released' });
+      return [
+        { ...down(s), status: 'disconnected', dialed: false, evicted: undefined, error: undefined },
+        effects,
       ];
     }
 

@@ -162,7 +162,8 @@ function unknownServer(name: string, known: Iterable<string>): McpPoolError {
  * A per-agent view of a shared {@link McpPool}: the same API, its own server
  * list, its own manual-disconnect flags. `destroy()` releases the lease: it
  * never kills a connection another lease uses; a connection nobody uses any
- * more closes once idle.
+ * more closes once idle, and a dial nobody waits for any more stops at once
+ * (its process tree killed).
  */
 export interface McpPoolLease extends McpPoolApi, AsyncDisposable {
   /** The agent this lease belongs to (for diagnostics). */
@@ -556,7 +557,10 @@ class PoolView implements McpPoolLease {
     await Promise.all(closes);
   }
 
-  /** Give every slot back (close what nobody else uses, after idle). Idempotent. */
+  /**
+   * Give every slot back: a connection nobody else uses closes after idle, a
+   * dial nobody else waits for is abandoned at once. Idempotent.
+   */
   release(): Promise<void> {
     // One promise for every caller: a second release() settles only when the first has finished.
     this.releasing ??= this.doRelease();

@@ -458,6 +458,47 @@ const rows: Row[] = [
     'same',
     [],
   ],
+  // --- release: the last user of the slot let go of it
+  [
+    'RELEASE while dialing abandons the dial: disconnected, due again for an automatic dial, no error',
+    { ...connecting, pid: 7, lostWhileDialing: { generation: 1, error: err(), recoverable: true } },
+    { type: 'RELEASE' },
+    {
+      status: 'disconnected',
+      generation: 1,
+      dialed: false,
+      evicted: undefined,
+      error: undefined,
+      pid: undefined,
+      lostWhileDialing: undefined,
+    },
+    [{ type: 'close', generation: 1, reason: 'released' }],
+  ],
+  [
+    'RELEASE while reconnecting stops the reconnection and its dial',
+    reconnecting,
+    { type: 'RELEASE' },
+    { status: 'disconnected', dialed: false, error: undefined, tools: [], attempt: 0 },
+    [{ type: 'cancelRetry' }, { type: 'close', generation: 1, reason: 'released' }],
+  ],
+  ['RELEASE of a live connection leaves it to idle out', connected, { type: 'RELEASE' }, 'same', []],
+  ['RELEASE of a closed slot', idleClosed, { type: 'RELEASE' }, 'same', []],
+  ['RELEASE of a failed slot keeps it as it is', errored, { type: 'RELEASE' }, 'same', []],
+  ['RELEASE of a needs-auth slot keeps it as it is', needsAuth, { type: 'RELEASE' }, 'same', []],
+  [
+    'the dial result of a released dial is closed at once',
+    { ...idleClosed, dialed: false },
+    { type: 'DIAL_OK', generation: 1, tools: [], toolsDropped: 0, at: 9 },
+    'same',
+    [{ type: 'close', generation: 1, reason: 'stale' }],
+  ],
+  [
+    'a released dial is due again for an automatic dial',
+    { ...idleClosed, dialed: false },
+    { type: 'DIAL', mode: 'auto', generation: 2 },
+    { status: 'connecting', generation: 2, dialed: true },
+    [{ type: 'dial', generation: 2 }],
+  ],
   // --- disconnect / reset / destroy from every state
   ...(
     [

@@ -225,3 +225,78 @@ describe('review: released slots', () => {
     expect(fake.dialed).toEqual(['h']);
   });
 });
+
+describe('releasing the last lease while its server is still being dialed', () => {
+  it('abandons the dial at once (tree killed, no error, no idle wait); a new lease dials it again', async () => {
+    const init = deferred();
+    const { pool, fake, clock } = setup({ s: { holdInit: init.promise } }, { timeouts: { idleMs: 600_000 } });
+    const a = pool.lease('a', [server('s')]);
+    const ensure = a.ensureConnected();
+    await flush();
+    expect(a.get('s')?.status).toBe('connecting');
+    const dialing = fake.last('s')!;
+    expect(dialing.terminated).toBe(false);
+    await a.destroy();
+    // Killed when destroy() settles: no idle window for a connection nobody will use.
+    expect(dialing.terminated).toBe(true);
+    await ensure;
+    // The server answers only now: nothing comes back to life.
+    init.resolve();
+    await flush();
+    expect(fake.open()).toEqual([]);
+    expect(pool.liveConnections).toBe(0);
+    expect(clock.pending()).toBe(0);
+    // Not sticky, not failed: the next lease dials it on demand.
+    fake.behaviors.s = {};
+    const b = pool.lease('b', [server('s')]);
+    expect(b.get('s')).toMatchObject({ status: 'disconnected', manuallyDisconnected: false });
+    expect(b.get('s')?.error).toBeUndefined();
+    expect(b.hasPendingDials()).toBe(true);
+    await b.ensureConnected();
+    expect(b.get('s')?.status).toBe('connected');
+    expect(fake.dialed).toEqual(['s', 's']);
+  });
+
+  it('a transport the factory hands over after the release is closed at once', async () => {
+    const gate = deferred();
+    const { pool, fake } = setup({ s: { gate: gate.promise } }, { timeouts: { idleMs: 600_000 } });
+    const a = pool.lease('a', [server('s')]);
+    const ensure = a.ensureConnected();
+    await flush();
+    await a.destroy();
+    gate.resolve();
+    await ensure;
+    await flush();
+    expect(fake.handles).toHaveLength(1);
+    expect(fake.last('s')?.terminated).toBe(true);
+    expect(pool.liveConnections).toBe(0);
+  });
+
+  it('another lease waiting on the same dial still gets its connection', async () => {
+    const init = deferred();
+    const { pool, fake } = setup({ s: { holdInit: init.promise } }, { timeouts: { idleMs: 600_000 } });
+    const a = pool.lease('a', [server('s')]);
+    const b = pool.lease('b', [server('s')]);
+    const ensureA = a.ensureConnected();
+    const ensureB = b.ensureConnected();
+    await flush();
+    await a.destroy();
+    expect(fake.last('s')?.terminated).toBe(false);
+    expect(b.get('s')?.status).toBe('connecting');
+    init.resolve();
+    await Promise.all([ensureA, ensureB]);
+    expect(b.get('s')?.status).toBe('connected');
+    expect((await b.callTool('s', 'echo', { text: 'b' })).content).toEqual([{ type: 'text', text: 'b' }]);
+    expect(fake.dialed).toEqual(['s']);
+  });
+
+  it('a connection that was up when its last lease was released still waits out the idle window', async () => {
+    const { pool, fake, clock } = setup({}, { timeouts: { idleMs: 1_000 } });
+    const a = pool.lease('a', [server('s')]);
+    await a.ensureConnected();
+    await a.destroy();
+    expect(fake.last('s')?.terminated).toBe(false);
+    await clock.advance(1_000);
+    expect(fake.last('s')?.terminated).toBe(true);
+  });
+});
