@@ -374,3 +374,30 @@ describe('stdio servers (real processes)', () => {
     expect(listDescendants(second.pid!)).toEqual([]);
   });
 });
+
+describe('shared pool: a lease released while its server is still dialing (real processes)', () => {
+  it('kills the server tree at once, without waiting for the idle timeout', async () => {
+    const clock = countingClock();
+    clocks.push(clock);
+    const shared = McpPool.create({
+      shared: true,
+      markerNamespace: ns,
+      clock,
+      timeouts: { idleMs: 600_000, killGraceMs: 300 },
+    });
+    pools.push(shared);
+    // The handshake would complete a few seconds later: the connection must not outlive the release.
+    const lease = shared.lease('agent-1', resolve({ slow: fixture('slow-init', { SLOW_INIT_MS: '4000' }) }));
+    const ensure = lease.ensureConnected();
+    const pid = await waitFor(() => lease.get('slow')?.pid, { timeoutMs: 30_000, intervalMs: 5 });
+    expect(lease.get('slow')?.status).toBe('connecting');
+    expect(marked()).not.toEqual([]);
+    await lease.destroy();
+    await ensure;
+    // The event we wait for: no marked process left (bounded generously; far below the idle timeout).
+    await waitFor(() => marked().length === 0, { timeoutMs: 30_000, intervalMs: 25 });
+    expect(isPidAlive(pid)).toBe(false);
+    expect(shared.liveConnections).toBe(0);
+    expect(clock.pending()).toBe(0);
+  }, 90_000);
+});
