@@ -173,6 +173,23 @@ describe('AgentHost', () => {
     await expect.poll(() => procs(), { timeout: 30_000, interval: 50 }).toEqual([]);
   });
 
+  test('an agent destroyed during its first turn’s dial leaves no process (no idle wait, no close())', async () => {
+    const { tmp, host, procs } = await hostWorld();
+    // The handshake would complete a few seconds later: the shared pool must not keep that
+    // connection for its idle timeout (10 minutes by default) once nobody wants it.
+    const a = await host.create('a', {
+      workdir: tmp.workdir,
+      model: scriptedModel([{ text: 'never' }]),
+      mcpServers: { slow: fixtureServer('slow-init', { SLOW_INIT_MS: '4000' }) },
+    });
+    const turn = a.sendMessage('hi');
+    await expect.poll(() => procs().length, { timeout: 30_000, interval: 25 }).toBeGreaterThan(0);
+    expect(a.getMcpServers()[0]?.status).toBe('connecting');
+    await host.destroy('a');
+    await expect(turn).rejects.toSatisfy((e: unknown) => isAgentError(e, 'AGENT_DESTROYED'));
+    await expect.poll(() => procs(), { timeout: 30_000, interval: 25 }).toEqual([]);
+  }, 90_000);
+
   test('a host given a pool never destroys it', async () => {
     const tmp = await makeTempHome();
     const pool = McpPool.create({ shared: true });
