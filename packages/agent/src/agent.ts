@@ -128,6 +128,8 @@ export interface AgentOptions {
   /**
    * Read-only overrides by full-name glob (servers sometimes set `readOnlyHint`
    * wrong), e.g. `{ 'mcp__fs__read_*': true, 'mcp__db__*': false }`. First match wins.
+   * Wins over a server's own `readOnlyTools` config field (globs relative to the
+   * server), which wins over the tool's `readOnlyHint`.
    * @default {} (each tool's own `readOnlyHint`)
    */
   readOnlyTools?: Record<string, boolean>;

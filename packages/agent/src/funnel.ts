@@ -5,7 +5,13 @@
  * (pool, or a built-in) -> output guard -> result. Nothing here throws for a
  * refused or failed call: the model gets a result it can read.
  */
-import { isToolAutoApproved, matchToolGlob, type ResolvedServer, serverIdentity } from '@wave/mcp-config';
+import {
+  isToolAutoApproved,
+  matchToolGlob,
+  type ResolvedServer,
+  serverIdentity,
+  toolReadOnlyOverride,
+} from '@wave/mcp-config';
 import { isMcpPoolError, type McpPoolApi, type ServerRecord } from '@wave/mcp-pool';
 import type { BuiltinContext, BuiltinTool } from './builtins/types';
 import { fullToolName, parseFullToolName, toolIdentity } from './exposure/flat';
@@ -84,7 +90,10 @@ export interface FunnelDeps {
   remembered: Map<string, string>;
   guard: OutputGuard;
   supportsVision: boolean;
-  /** Glob on full name -> read-only. Overrides the tool's own `readOnlyHint`. */
+  /**
+   * Glob on full name -> read-only (the host's `readOnlyTools` option). Wins over
+   * the server's `readOnlyTools` in its config, which wins over the tool's own `readOnlyHint`.
+   */
   readOnlyOverrides?: Readonly<Record<string, boolean>> | undefined;
   onApprovalRequest?(request: ApprovalRequest): void;
   onAllowAlways?(event: { fullName: string; definitionHash: string }): void;
@@ -235,7 +244,11 @@ export class Funnel {
     return { kind: 'mcp', entry, record, tool, toolName: tool.name };
   }
 
-  /** May this call run in parallel with other read-only calls? */
+  /**
+   * May this call run in parallel with other read-only calls? First that
+   * decides: the host's `readOnlyTools` option (full names), the server's
+   * `readOnlyTools` in its config (names on the server), the tool's own `readOnlyHint`.
+   */
   isReadOnly(fullName: string, hint?: ToolHint): boolean {
     const builtin = this.deps.builtins.get(fullName);
     if (builtin?.readOnly) return true;
@@ -246,10 +259,10 @@ export class Funnel {
       }
     }
     const t = this.resolve(fullName, hint);
-    return (
-      t.kind === 'mcp' &&
-      (t.tool.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint === true
-    );
+    if (t.kind !== 'mcp') return false;
+    const configured = toolReadOnlyOverride(t.entry.server, t.toolName);
+    if (configured !== undefined) return configured;
+    return (t.tool.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint === true;
   }
 
   /** Run one call through the funnel. Never rejects. */

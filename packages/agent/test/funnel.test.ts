@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deferred } from '@wave/testkit';
 import { describe, expect, test } from 'vitest';
@@ -150,6 +152,172 @@ describe('the tool funnel through an agent', () => {
       await turn;
       expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(c.tools);
     }
+  });
+
+  test("a server's readOnlyTools in its config decides parallel runs, from any source; the agent option wins over it", async () => {
+    const annotated = {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./fixtures/annotated-server.mjs', import.meta.url))],
+    };
+    // hello's tools carry no readOnlyHint; ann's look/peek say true, touch says false.
+    const cases: {
+      label: string;
+      server: 'hello' | 'ann';
+      config?: Record<string, boolean>;
+      /** Write the server to the project's .mcp.json instead of the constructor option. */
+      project?: boolean;
+      option?: Record<string, boolean>;
+      tools: string[];
+      parallel: boolean;
+    }[] = [
+      { label: 'no hint, no override (control)', server: 'hello', tools: ['echo', 'echo'], parallel: false },
+      {
+        label: 'config true',
+        server: 'hello',
+        config: { echo: true },
+        tools: ['echo', 'echo'],
+        parallel: true,
+      },
+      {
+        label: 'config true from a project file',
+        server: 'hello',
+        config: { 'e*': true },
+        project: true,
+        tools: ['echo', 'echo'],
+        parallel: true,
+      },
+      {
+        label: 'the option (false) beats the config (true)',
+        server: 'hello',
+        config: { echo: true },
+        option: { mcp__hello__echo: false },
+        tools: ['echo', 'echo'],
+        parallel: false,
+      },
+      {
+        label: 'the option (true) beats the config (false)',
+        server: 'hello',
+        config: { echo: false },
+        option: { 'mcp__hello__*': true },
+        tools: ['echo', 'echo'],
+        parallel: true,
+      },
+      {
+        label: 'config false beats readOnlyHint true',
+        server: 'ann',
+        config: { peek: false },
+        tools: ['look', 'peek'],
+        parallel: false,
+      },
+      {
+        label: 'config true beats readOnlyHint false, first match wins',
+        server: 'ann',
+        config: { touch: true, '*': false },
+        tools: ['touch', 'touch'],
+        parallel: true,
+      },
+      {
+        label: 'a later catch-all false beats readOnlyHint true',
+        server: 'ann',
+        config: { touch: true, '*': false },
+        tools: ['look', 'peek'],
+        parallel: false,
+      },
+    ];
+    for (const c of cases) {
+      const w = await world();
+      const spec = {
+        ...(c.server === 'hello' ? w.server() : annotated),
+        ...(c.config ? { readOnlyTools: c.config } : {}),
+      };
+      if (c.project) {
+        await writeFile(
+          join(w.tmp.workdir, '.mcp.json'),
+          JSON.stringify({ mcpServers: { [c.server]: spec } }),
+        );
+      }
+      const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
+      const arrived = deferred();
+      const agent = await w.agent({
+        steps: [
+          {
+            toolCalls: c.tools.map((t, i) =>
+              call(`mcp__${c.server}__${t}`, t === 'echo' ? { text: `${i}` } : {}),
+            ),
+          },
+          { text: 'ok' },
+        ],
+        toolMode: 'flat',
+        ...(c.project ? {} : { mcpServers: { [c.server]: spec } }),
+        ...(c.option ? { readOnlyTools: c.option } : {}),
+        canUseTool: (r) => {
+          const answer = deferred<'allow'>();
+          approvals.push({ name: r.fullName, answer });
+          if (approvals.length === (c.parallel ? 2 : 1)) arrived.resolve();
+          return answer.promise;
+        },
+      });
+      const turn = agent.sendMessage('go');
+      await arrived.promise;
+      // Parallel: both calls are waiting for approval at once. In order: only the first.
+      expect({ case: c.label, waiting: approvals.length }).toEqual({
+        case: c.label,
+        waiting: c.parallel ? 2 : 1,
+      });
+      approvals[0]?.answer.resolve('allow');
+      await expect.poll(() => approvals.length, { timeout: 30_000 }).toBe(2);
+      approvals[1]?.answer.resolve('allow');
+      await turn;
+      expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(
+        c.tools.map((t, i) => (t === 'echo' ? `${i}` : t)),
+      );
+    }
+  });
+
+  test('a changed readOnlyTools applies on reload without restarting the server (it is not part of the fingerprint)', async () => {
+    const w = await world();
+    const file = join(w.tmp.workdir, '.mcp.json');
+    const write = (echo: boolean) =>
+      writeFile(file, JSON.stringify({ mcpServers: { hello: { ...w.server(), readOnlyTools: { echo } } } }));
+    await write(false);
+    const pair = {
+      toolCalls: [call('mcp__hello__echo', { text: 'a' }), call('mcp__hello__echo', { text: 'b' })],
+    };
+    let approvals: ReturnType<typeof deferred<'allow'>>[] = [];
+    let arrived = deferred();
+    let expected = 1;
+    const agent = await w.agent({
+      steps: [pair, { text: 'ok' }, pair, { text: 'ok' }],
+      toolMode: 'flat',
+      canUseTool: () => {
+        const answer = deferred<'allow'>();
+        approvals.push(answer);
+        if (approvals.length === expected) arrived.resolve();
+        return answer.promise;
+      },
+    });
+    let pids: number[] = [];
+    for (const parallel of [false, true]) {
+      if (parallel) {
+        pids = w.procs();
+        expect(pids).toHaveLength(1);
+        await write(true);
+        await agent.reloadMcpConfig();
+      }
+      approvals = [];
+      arrived = deferred();
+      expected = parallel ? 2 : 1;
+      const turn = agent.sendMessage('go');
+      await arrived.promise;
+      expect({ parallel, waiting: approvals.length }).toEqual({ parallel, waiting: expected });
+      approvals[0]?.resolve('allow');
+      await expect.poll(() => approvals.length, { timeout: 30_000 }).toBe(2);
+      approvals[1]?.resolve('allow');
+      await turn;
+    }
+    // The same server process answered both turns.
+    expect(w.procs()).toEqual(pids);
+    expect(toolMessages(agent.getMessages()).map((t) => textOf(t.content))).toEqual(['a', 'b', 'a', 'b']);
   });
 
   test('the same tool on two servers: two full names, each call reaches its own server', async () => {

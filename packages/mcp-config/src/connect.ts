@@ -89,3 +89,19 @@ export function isToolAutoApproved(server: ResolvedServer, tool: string): boolea
   if (server.source !== 'user' && server.source !== 'constructor') return false;
   return (server.config.approveTools ?? []).some((glob) => matchToolGlob(glob, tool));
 }
+
+/**
+ * What the server's `readOnlyTools` says about tool `tool` (its name on the
+ * server, without `mcp__<server>__`): the value of the first glob that matches,
+ * in written order, or undefined when none does (the tool's own
+ * `readOnlyHint` decides). Honoured from every source: it only decides which
+ * calls may run in parallel, never approval. Pure.
+ */
+export function toolReadOnlyOverride(server: ResolvedServer, tool: string): boolean | undefined {
+  const overrides = server.config.readOnlyTools;
+  if (!overrides) return undefined;
+  for (const glob of Object.keys(overrides)) {
+    if (matchToolGlob(glob, tool)) return overrides[glob];
+  }
+  return undefined;
+}

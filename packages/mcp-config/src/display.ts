@@ -276,6 +276,8 @@ export interface ServerDisplay {
   /** Present (true) when the server is configured with `"disabled": true`. */
   disabled?: boolean;
   approveTools?: string[];
+  /** Tool-name globs -> read-only, as written (first match wins). */
+  readOnlyTools?: Record<string, boolean>;
   requestedApprovals?: string[];
   shadowed: ShadowedDefinition[];
   issues: ConfigIssue[];
@@ -311,6 +313,19 @@ export function displayServer(server: ResolvedServer): ServerDisplay {
   if (raw.oauth !== undefined) d.oauth = server.displayOauth ?? maskOAuth(raw.oauth);
   if (raw.description !== undefined) d.description = raw.description;
   if (server.config.approveTools !== undefined) d.approveTools = [...server.config.approveTools];
+  const readOnly = server.config.readOnlyTools;
+  if (readOnly !== undefined) {
+    const copy: Record<string, boolean> = {};
+    for (const glob of Object.keys(readOnly)) {
+      Object.defineProperty(copy, glob, {
+        value: readOnly[glob],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    d.readOnlyTools = copy;
+  }
   if (server.requestedApprovals !== undefined) d.requestedApprovals = [...server.requestedApprovals];
   return d;
 }

@@ -22,7 +22,7 @@ function nonEmptyRecord(value: unknown): Record<string, unknown> | undefined {
  * absent (`command` = stdio, `url` = http); empty `args` / `env` / `headers`
  * count as absent (so `"env": {}` does not change it). `oauth` (which client signs in)
  * is included when not empty, so fingerprints of servers without it are unchanged. Lifecycle, timeouts,
- * `approveTools` and `description` are not part of it.
+ * `approveTools`, `readOnlyTools` and `description` are not part of it.
  */
 export function fingerprintPayload(input: FingerprintInput, workdir: string): Record<string, unknown> {
   const type =

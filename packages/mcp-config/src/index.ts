@@ -6,7 +6,7 @@
  */
 
 export { type AtomicWriteOptions, writeFileAtomic } from './atomic-write';
-export { assertConnectable, isToolAutoApproved, matchToolGlob } from './connect';
+export { assertConnectable, isToolAutoApproved, matchToolGlob, toolReadOnlyOverride } from './connect';
 export { displayServer, maskArgs, maskOAuth, maskSecrets, maskUrl, type ServerDisplay } from './display';
 export {
   type AddServerOptions,

@@ -69,12 +69,19 @@ function mapRecord(
   return out;
 }
 
+function copyRecord<T>(record: Readonly<Record<string, T>>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const key of Object.keys(record)) setOwn(out, key, record[key] as T);
+  return out;
+}
+
 function copyConfig(config: ServerConfig): ServerConfig {
   const out: ServerConfig = { ...config };
   if (config.args) out.args = [...config.args];
   if (config.env) out.env = mapRecord(config.env, (v) => v);
   if (config.headers) out.headers = mapRecord(config.headers, (v) => v);
   if (config.approveTools) out.approveTools = [...config.approveTools];
+  if (config.readOnlyTools) out.readOnlyTools = copyRecord(config.readOnlyTools);
   if (config.oauth) {
     out.oauth = { ...config.oauth };
     if (config.oauth.scopes) out.oauth.scopes = [...config.oauth.scopes];

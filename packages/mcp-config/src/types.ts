@@ -40,6 +40,14 @@ export interface ServerConfig {
   callTimeoutMs?: number;
   /** Tool-name globs that need no approval. Only honoured from the user and constructor sources. */
   approveTools?: string[];
+  /**
+   * Tool-name globs (relative to this server, as `approveTools`) -> whether
+   * the tool is read-only, overriding the tool's own `readOnlyHint`; first
+   * match in written order wins. Only decides which calls may run in
+   * parallel, never approval, so it is honoured from every source.
+   * @default {} (each tool's own `readOnlyHint`)
+   */
+  readOnlyTools?: Record<string, boolean>;
   description?: string;
 }
 

@@ -48,6 +48,7 @@ const EXTENSION_FIELDS = [
   'connectTimeoutMs',
   'callTimeoutMs',
   'approveTools',
+  'readOnlyTools',
   'description',
 ] as const;
 const KNOWN_KEYS: ReadonlySet<string> = new Set<string>([
@@ -221,7 +222,7 @@ export function serverNameProblem(name: string): string | undefined {
  * url fields together, missing command/url, `..` in `command`, a url that is
  * not absolute http(s), an unknown `type`. Warnings (ignored, server works):
  * unknown keys, invalid extension fields (`lifecycle`, timeouts,
- * `approveTools`, `description`).
+ * `approveTools`, `readOnlyTools`, `description`).
  */
 export function validateServer(name: string, entry: unknown, ctx: IssueContext): ServerValidation {
   const issues: ConfigIssue[] = [];
@@ -554,6 +555,30 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
       );
     }
   }
+  if (has('readOnlyTools')) {
+    const problem = readOnlyToolsProblem(own('readOnlyTools'));
+    if (problem === undefined) {
+      const r = own('readOnlyTools') as Record<string, boolean>;
+      const out: Record<string, boolean> = {};
+      // Written order is match order; "__proto__" is a glob like any other.
+      for (const key of Object.keys(r)) {
+        Object.defineProperty(out, key, {
+          value: r[key],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      config.readOnlyTools = out;
+    } else {
+      add(
+        'warning',
+        'FIELD_IGNORED',
+        `${where}: "readOnlyTools" ${problem}; it is ignored, so each tool's own readOnlyHint decides which calls may run in parallel.`,
+        'readOnlyTools',
+      );
+    }
+  }
   if (has('description')) {
     const d = own('description');
     if (typeof d === 'string') config.description = d;
@@ -561,6 +586,22 @@ export function validateServer(name: string, entry: unknown, ctx: IssueContext):
   }
 
   return result(config, transport, unknownType);
+}
+
+/** Why a `readOnlyTools` value is unusable (as the rest of a sentence), or undefined when it is fine. */
+function readOnlyToolsProblem(value: unknown): string | undefined {
+  const shape = 'an object of tool-name globs to true or false, such as {"read_*": true, "delete_*": false}';
+  if (!isRecord(value)) return `is ${typeName(value)}; it must be ${shape}`;
+  for (const key of Object.keys(value)) {
+    if (key.trim() === '')
+      return `has an empty tool-name glob; every key must be a glob such as "read_*", in ${shape}`;
+    const v = value[key];
+    if (typeof v !== 'boolean') {
+      const glob = JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}...` : key);
+      return `maps ${glob} to ${typeName(v, true)}; the values must be true or false (read-only or not)`;
+    }
+  }
+  return undefined;
 }
 
 type AddIssue = (

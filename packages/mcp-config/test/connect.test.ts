@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertConnectable, isToolAutoApproved, matchToolGlob } from '../src/connect';
+import { assertConnectable, isToolAutoApproved, matchToolGlob, toolReadOnlyOverride } from '../src/connect';
 import { isMcpConfigError, McpConfigError } from '../src/errors';
 import { mergeSources } from '../src/merge';
 import type { ResolvedServer } from '../src/types';
@@ -163,5 +163,33 @@ describe('tool approval globs', () => {
     };
     expect(isToolAutoApproved(server, 'delete_everything')).toBe(false);
     expect(isToolAutoApproved({ ...server, source: 'user' }, 'delete_everything')).toBe(true);
+  });
+});
+
+describe('toolReadOnlyOverride', () => {
+  const server = (readOnlyTools?: Record<string, boolean>): ResolvedServer => ({
+    name: 'db',
+    source: 'project',
+    transport: 'stdio',
+    config: readOnlyTools === undefined ? { command: 'x' } : { command: 'x', readOnlyTools },
+    fingerprint: '',
+  });
+
+  it.each<[string, Record<string, boolean> | undefined, string, boolean | undefined]>([
+    ['no field', undefined, 'read_rows', undefined],
+    ['no match', { 'read_*': true }, 'drop_table', undefined],
+    ['a match', { 'read_*': true }, 'read_rows', true],
+    ['false wins over the hint', { 'read_*': false }, 'read_rows', false],
+    ['first match wins', { read_audit: false, 'read_*': true }, 'read_audit', false],
+    ['first match wins (other order)', { 'read_*': true, read_audit: false }, 'read_audit', true],
+    [
+      'relative to the server: the full name does not match',
+      { 'read_*': true },
+      'mcp__db__read_rows',
+      undefined,
+    ],
+    ['case-sensitive', { 'Read_*': true }, 'read_rows', undefined],
+  ])('%s', (_label, readOnlyTools, tool, expected) => {
+    expect(toolReadOnlyOverride(server(readOnlyTools), tool)).toBe(expected);
   });
 });

@@ -114,6 +114,17 @@ describe('displayServer', () => {
     });
   });
 
+  it('shows readOnlyTools as written, in order, from any source', () => {
+    const written = { 'read_and_mark_*': false, 'read_*': true };
+    const { servers } = mergeSources([
+      { source: 'project', file: '/w/.mcp.json', servers: { db: { command: 'db', readOnlyTools: written } } },
+    ]);
+    const shown = displayServer(servers[0]!);
+    expect(Object.entries(shown.readOnlyTools ?? {})).toEqual(Object.entries(written));
+    expect(shown.readOnlyTools).not.toBe(servers[0]!.config.readOnlyTools);
+    expect(displayServer({ ...servers[0]!, config: { command: 'db' } }).readOnlyTools).toBeUndefined();
+  });
+
   it('works on hand-built servers', () => {
     expect(
       displayServer({

@@ -37,6 +37,7 @@ describe('public API', () => {
       'resolveHome',
       'serverIdentity',
       'setServerDisabled',
+      'toolReadOnlyOverride',
       'trustServer',
       'userConfigPath',
       'writeFileAtomic',

@@ -52,6 +52,7 @@ describe('fingerprint', () => {
     ['lifecycle', { ...base, lifecycle: 'keep-alive' }, base],
     ['timeouts', { ...base, idleTimeoutMs: 1, connectTimeoutMs: 2, callTimeoutMs: 3 }, base],
     ['approveTools', { ...base, approveTools: ['*'] }, base],
+    ['readOnlyTools', { ...base, readOnlyTools: { '*': true } }, base],
     ['description', { ...base, description: 'x' }, base],
     ['empty env vs none', { command: 'x', env: {} }, { command: 'x' }],
     ['empty args vs none', { command: 'x', args: [] }, { command: 'x' }],

@@ -1,6 +1,6 @@
 import { deepFreeze } from '@wave/testkit';
 import { describe, expect, it } from 'vitest';
-import { isToolAutoApproved } from '../src/connect';
+import { isToolAutoApproved, toolReadOnlyOverride } from '../src/connect';
 import { displayServer } from '../src/display';
 import { fingerprint } from '../src/fingerprint';
 import { mergeSources } from '../src/merge';
@@ -566,4 +566,26 @@ describe('mergeSources: an url checked after expansion', () => {
     expect(issue?.message).not.toContain('hunter2');
     expect(issue?.message).not.toContain('example.com');
   });
+});
+
+describe('mergeSources: readOnlyTools', () => {
+  it.each(['constructor', 'user', 'project', 'plugin'] as const)(
+    'is applied from %s (it only decides parallel runs, never approval)',
+    (source) => {
+      const written = { 'read_*': true, 'delete_*': false };
+      const { servers, issues } = mergeSources([
+        layer(source, { s: { command: 'x', readOnlyTools: written } }),
+      ]);
+      const [s] = servers;
+      expect(issues).toEqual([]);
+      expect(s!.config.readOnlyTools).toEqual(written);
+      expect(s!.raw!.readOnlyTools).toEqual(written);
+      expect(s!.config.readOnlyTools).not.toBe(written);
+      expect(s!.config.readOnlyTools).not.toBe(s!.raw!.readOnlyTools);
+      expect(toolReadOnlyOverride(s!, 'read_file')).toBe(true);
+      expect(toolReadOnlyOverride(s!, 'delete_file')).toBe(false);
+      expect(toolReadOnlyOverride(s!, 'write_file')).toBeUndefined();
+      expect(isToolAutoApproved(s!, 'read_file')).toBe(false);
+    },
+  );
 });

@@ -222,6 +222,34 @@ describe('validateServer: rules', () => {
       [['FIELD_IGNORED', 'warning', 'approveTools']],
     ],
     ['approveTools number', { ...ok, approveTools: [1] }, [['FIELD_IGNORED', 'warning', 'approveTools']]],
+    ['readOnlyTools fine', { ...ok, readOnlyTools: { 'read_*': true, 'delete_*': false } }, []],
+    ['readOnlyTools empty object', { ...ok, readOnlyTools: {} }, []],
+    [
+      'readOnlyTools value not a boolean',
+      { ...ok, readOnlyTools: { 'read_*': 'yes' } },
+      [['FIELD_IGNORED', 'warning', 'readOnlyTools']],
+    ],
+    [
+      'readOnlyTools an array of globs',
+      { ...ok, readOnlyTools: ['read_*'] },
+      [['FIELD_IGNORED', 'warning', 'readOnlyTools']],
+    ],
+    [
+      'readOnlyTools a boolean',
+      { ...ok, readOnlyTools: true },
+      [['FIELD_IGNORED', 'warning', 'readOnlyTools']],
+    ],
+    ['readOnlyTools null', { ...ok, readOnlyTools: null }, [['FIELD_IGNORED', 'warning', 'readOnlyTools']]],
+    [
+      'readOnlyTools empty glob',
+      { ...ok, readOnlyTools: { '': true } },
+      [['FIELD_IGNORED', 'warning', 'readOnlyTools']],
+    ],
+    [
+      'readOnlyTools blank glob',
+      { ...ok, readOnlyTools: { 'get_*': true, ' ': false } },
+      [['FIELD_IGNORED', 'warning', 'readOnlyTools']],
+    ],
     ['description fine', { ...ok, description: 'GitHub API' }, []],
     ['description number', { ...ok, description: 5 }, [['FIELD_IGNORED', 'warning', 'description']]],
     // unknown keys: warnings, ignored
@@ -267,6 +295,36 @@ describe('validateServer: rules', () => {
       env: { T: '${T}' },
       idleTimeoutMs: 5,
     });
+  });
+
+  it('keeps readOnlyTools in written order, "__proto__" as a plain key', () => {
+    const entry = JSON.parse(
+      '{"command": "x", "readOnlyTools": {"read_*": true, "__proto__": false, "*": false}}',
+    ) as object;
+    const v = validateServer('srv', entry, ctx);
+    expect(v.issues).toEqual([]);
+    const r = v.config.readOnlyTools!;
+    expect(Object.entries(r)).toEqual([
+      ['read_*', true],
+      ['__proto__', false],
+      ['*', false],
+    ]);
+    expect(Object.getPrototypeOf(r)).toBe(Object.prototype);
+  });
+
+  it('an invalid readOnlyTools is dropped with a message naming file, server, glob and what to write', () => {
+    const bad = validateServer('srv', { ...ok, readOnlyTools: { 'read_*': 'yes' } }, ctx);
+    expect(bad.config.readOnlyTools).toBeUndefined();
+    const [value] = bad.issues;
+    expect(value!.message).toContain('/w/.mcp.json');
+    expect(value!.message).toContain('"srv"');
+    expect(value!.message).toContain('"read_*"');
+    expect(value!.message).toContain('true or false');
+    expect(value!.message).toContain('readOnlyHint');
+    const [shape] = validateServer('srv', { ...ok, readOnlyTools: ['read_*'] }, ctx).issues;
+    expect(shape!.message).toContain('{"read_*": true, "delete_*": false}');
+    const [empty] = validateServer('srv', { ...ok, readOnlyTools: { '': true } }, ctx).issues;
+    expect(empty!.message).toContain('empty');
   });
 
   it('unknown-key warnings carry hints that say what to write', () => {

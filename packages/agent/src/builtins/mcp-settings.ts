@@ -102,6 +102,7 @@ async function list(ctx: BuiltinContext): Promise<BuiltinResult> {
       'headers',
       'description',
       'approveTools',
+      'readOnlyTools',
       'requestedApprovals',
     ] as const) {
       if (d[key] !== undefined) entry[key] = d[key];

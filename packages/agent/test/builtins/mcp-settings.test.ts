@@ -93,6 +93,7 @@ describe('McpSettings', () => {
           mcpServers: {
             gh: {
               command: 'gh-mcp',
+              readOnlyTools: { 'get_*': true },
               // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-config's variable syntax, not a template
               env: { GITHUB_TOKEN: 'ghp_LITERALSECRET', OTHER: '${FROM_ENV}' },
             },
@@ -117,6 +118,7 @@ describe('McpSettings', () => {
         editable: true,
         // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-config's variable syntax, not a template
         env: { GITHUB_TOKEN: '****', OTHER: '${FROM_ENV}' },
+        readOnlyTools: { 'get_*': true },
       });
       const remote = payload.servers.find((s: { name: string }) => s.name === 'remote');
       expect(remote.headers).toEqual({ Authorization: 'Bearer ****' });
