@@ -240,7 +240,10 @@ describe('wave ui: conversation', () => {
     // The second call of the same tool is not asked again.
     await page.getByText('Both added.').waitFor();
     expect(await page.getByTestId('approval').count()).toBe(0);
+    // "Both added." shows before that turn ends: send only once it has, or the
+    // Stop button seen next would still be the finished turn's.
     await input.fill('this one hangs');
+    await idle(page);
     await input.press('Enter');
     const stop = page.getByRole('button', { name: 'Stop' });
     await stop.waitFor();
