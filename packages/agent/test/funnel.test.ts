@@ -11,6 +11,22 @@ import { textOf, world } from './helpers';
 const call = (name: string, args: Record<string, unknown> = {}) => ({ name, arguments: args });
 const toolMessages = (ms: { role: string }[]) => ms.filter((m): m is ToolResultMessage => m.role === 'tool');
 
+/**
+ * Approvals held open: `arrived` resolves once `expected` approvals wait at
+ * once (2 when the calls run in parallel, 1 when they run in order).
+ */
+function heldApprovals(expected: number) {
+  const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
+  const arrived = deferred();
+  const canUseTool = (r: ApprovalRequest) => {
+    const answer = deferred<'allow'>();
+    approvals.push({ name: r.fullName, answer });
+    if (approvals.length === expected) arrived.resolve();
+    return answer.promise;
+  };
+  return { approvals, arrived, canUseTool };
+}
+
 describe('the tool funnel through an agent', () => {
   test('no canUseTool: a call no rule allows is denied with a reason the model can read (not an exception)', async () => {
     const w = await world();
@@ -85,8 +101,7 @@ describe('the tool funnel through an agent', () => {
   test('read-only calls of one response run in parallel; others one at a time', async () => {
     for (const readOnly of [true, false]) {
       const w = await world();
-      const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
-      const arrived = deferred();
+      const { approvals, arrived, canUseTool } = heldApprovals(readOnly ? 2 : 1);
       const agent = await w.agent({
         steps: [
           { toolCalls: [call('mcp__hello__echo', { text: 'a' }), call('mcp__hello__add', { a: 1, b: 1 })] },
@@ -94,12 +109,7 @@ describe('the tool funnel through an agent', () => {
         ],
         mcpServers: { hello: w.server() },
         readOnlyTools: { 'mcp__hello__*': readOnly },
-        canUseTool: (r) => {
-          const answer = deferred<'allow'>();
-          approvals.push({ name: r.fullName, answer });
-          if (approvals.length === (readOnly ? 2 : 1)) arrived.resolve();
-          return answer.promise;
-        },
+        canUseTool,
       });
       const turn = agent.sendMessage('go');
       await arrived.promise;
@@ -129,19 +139,13 @@ describe('the tool funnel through an agent', () => {
     ];
     for (const c of cases) {
       const w = await world();
-      const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
-      const arrived = deferred();
+      const { approvals, arrived, canUseTool } = heldApprovals(c.parallel ? 2 : 1);
       const agent = await w.agent({
         steps: [{ toolCalls: c.tools.map((t) => call(`mcp__ann__${t}`)) }, { text: 'ok' }],
         toolMode: 'flat',
         mcpServers: { ann: annotated },
         ...(c.overrides ? { readOnlyTools: c.overrides } : {}),
-        canUseTool: (r) => {
-          const answer = deferred<'allow'>();
-          approvals.push({ name: r.fullName, answer });
-          if (approvals.length === (c.parallel ? 2 : 1)) arrived.resolve();
-          return answer.promise;
-        },
+        canUseTool,
       });
       const turn = agent.sendMessage('go');
       await arrived.promise;
@@ -236,8 +240,7 @@ describe('the tool funnel through an agent', () => {
           JSON.stringify({ mcpServers: { [c.server]: spec } }),
         );
       }
-      const approvals: { name: string; answer: ReturnType<typeof deferred<'allow'>> }[] = [];
-      const arrived = deferred();
+      const { approvals, arrived, canUseTool } = heldApprovals(c.parallel ? 2 : 1);
       const agent = await w.agent({
         steps: [
           {
@@ -250,12 +253,7 @@ describe('the tool funnel through an agent', () => {
         toolMode: 'flat',
         ...(c.project ? {} : { mcpServers: { [c.server]: spec } }),
         ...(c.option ? { readOnlyTools: c.option } : {}),
-        canUseTool: (r) => {
-          const answer = deferred<'allow'>();
-          approvals.push({ name: r.fullName, answer });
-          if (approvals.length === (c.parallel ? 2 : 1)) arrived.resolve();
-          return answer.promise;
-        },
+        canUseTool,
       });
       const turn = agent.sendMessage('go');
       await arrived.promise;
