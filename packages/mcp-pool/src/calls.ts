@@ -28,11 +28,19 @@ export interface CallOptions {
   maxTotalMs?: number | undefined;
 }
 
-/** A tool call in flight with a deadline. */
+/**
+ * A tool call in flight. A call with neither a signal of its own nor
+ * `onProgress` hands its deadline to the SDK (`sdkTimeout`, the documented
+ * `RequestOptions.timeout`); any other call gets an `AbortController` and a
+ * deadline on the pool's clock.
+ */
 export interface PendingCall {
+  /** Pool-clock deadline (calls with `abort` only); infinite when none. */
   deadline: number;
   /** Cancels the request: its signal is the SDK's documented `RequestOptions.signal`. */
-  abort: AbortController;
+  abort?: AbortController;
+  /** The SDK's own request timeout, in ms, when the SDK keeps the deadline. */
+  sdkTimeout?: number;
   timedOut: boolean;
   timeoutMs: number;
   /** With `onProgress`: `timeoutMs` is an idle limit that progress restarts, bounded by `maxAt`. */
@@ -82,7 +90,7 @@ export class CallDeadlines {
       if (call.deadline <= now) {
         this.calls.delete(call);
         call.timedOut = true;
-        call.abort.abort(new Error(`timed out after ${call.timeoutMs} ms`));
+        call.abort?.abort(new Error(`timed out after ${call.timeoutMs} ms`));
       } else if (call.deadline < next) {
         next = call.deadline;
       }
@@ -92,6 +100,16 @@ export class CallDeadlines {
       this.timer = this.clock.setTimeout(() => this.sweep(), next - now);
     }
   }
+}
+
+/**
+ * Did the SDK's own request timer of `timeoutMs` end the call? The SDK rejects
+ * with `RequestTimeout` (-32001) and `data: { timeout }`; the code alone is
+ * not enough, a server may answer with it too.
+ */
+export function isSdkTimeout(err: unknown, timeoutMs: number): boolean {
+  const e = err as { code?: unknown; data?: { timeout?: unknown } } | undefined;
+  return e?.code === ErrorCode.RequestTimeout && e.data?.timeout === timeoutMs;
 }
 
 /** The state of the connection a failed call ran on. */

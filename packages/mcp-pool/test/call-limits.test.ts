@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpPoolError } from '../src/errors';
-import { fakePoolHarness, flush, server } from './helpers';
+import { fakePoolHarness, flush, sdkTimers, server } from './helpers';
 
 const makePool = fakePoolHarness();
 
@@ -84,7 +84,8 @@ describe('call limits with onProgress (fake clock)', () => {
   });
 
   it('without onProgress, progress-free calls keep the plain total timeout (no progress token sent)', async () => {
-    const { pool, clock, fake } = makePool({}, { servers: [server('a')] });
+    const { pool, fake } = makePool({}, { servers: [server('a')] });
+    const clock = sdkTimers();
     await pool.ensureConnected();
     const e = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 1_000 }));
     await flush();

@@ -9,7 +9,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServer, ServerConfig } from '@wave/mcp-config';
-import { afterEach, expect } from 'vitest';
+import { afterEach, expect, onTestFinished, vi } from 'vitest';
 import type { Clock } from '../src/clock';
 import type { McpPoolOptions } from '../src/options';
 import { McpPool } from '../src/pool';
@@ -71,6 +71,26 @@ export class FakeClock implements Clock {
 }
 
 /** Let pending promise callbacks and immediate callbacks run. */
+/**
+ * A call with neither a signal nor `onProgress` is timed by the SDK's own
+ * request timer (a global `setTimeout`), not by the pool's clock: tests drive
+ * it with vitest's fake timers. Only `setTimeout`/`clearTimeout` are faked, so
+ * {@link flush} (setImmediate) keeps working; real timers come back when the
+ * test ends. Call it before the call starts.
+ */
+export function sdkTimers(): { advance(ms: number): Promise<void>; pending(): number } {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+  return {
+    advance: async (ms) => {
+      await vi.advanceTimersByTimeAsync(ms);
+    },
+    pending: () => vi.getTimerCount(),
+  };
+}
+
 export async function flush(rounds = 10): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
 }
@@ -225,6 +245,9 @@ export class FakeHandle implements TransportHandle {
         }
         case 'error':
           throw new McpError(ErrorCode.InternalError, 'the tool broke');
+        case 'timeout-error':
+          // A server's own "request timed out" (it gave up on something upstream).
+          throw new McpError(ErrorCode.RequestTimeout, 'upstream timed out', { timeout: 5 });
         default:
           if (this.toolNames.includes(req.params.name))
             return { content: [{ type: 'text', text: req.params.name }] };

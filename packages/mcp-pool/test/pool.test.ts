@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isMcpPoolError, McpPoolError } from '../src/errors';
 import type { McpPoolOptions } from '../src/options';
 import { McpPool, type PoolSnapshot } from '../src/pool';
-import { deferred, FakeClock, fakeFactory, fakePoolHarness, flush, server } from './helpers';
+import { deferred, FakeClock, fakeFactory, fakePoolHarness, flush, sdkTimers, server } from './helpers';
 
 const makePool = fakePoolHarness();
 
@@ -478,18 +478,24 @@ describe('callTool: results, errors, progress', () => {
   });
 
   it('timeout -> CALL_TIMEOUT, the server is told to cancel, the connection stays usable', async () => {
-    const { pool, clock, fake } = setup([server('a', { callTimeoutMs: 1_000 })]);
+    const { pool, fake } = setup([server('a', { callTimeoutMs: 1_000 })]);
+    const sdk = sdkTimers();
     await pool.ensureConnected();
     const p = pool.callTool('a', 'wait');
     const caught = rejection(p);
-    await clock.advance(1_000);
+    await sdk.advance(999);
+    await flush();
+    expect(fake.last('a')?.cancelled).toBe(0);
+    await sdk.advance(1);
     const e = await caught;
     expect(e.code).toBe('CALL_TIMEOUT');
-    expect(e.message).toContain('1000 ms');
+    expect(e.message).toBe(
+      'MCP server "a" did not answer "wait" within 1000 ms; the call was cancelled. Raise "callTimeoutMs" if the tool is slow.',
+    );
     await flush();
     expect(fake.last('a')?.cancelled).toBe(1);
     const e2 = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 10 }));
-    await clock.advance(10);
+    await sdk.advance(10);
     expect((await e2).code).toBe('CALL_TIMEOUT');
     expect((await pool.callTool('a', 'echo', { text: 'still here' })).content).toEqual([
       { type: 'text', text: 'still here' },
@@ -573,7 +579,8 @@ describe('callTool: results, errors, progress', () => {
 
 describe('callTool: deadlines', () => {
   it('concurrent calls with different timeouts each time out on their own deadline', async () => {
-    const { pool, clock } = setup([server('a')]);
+    const { pool } = setup([server('a')]);
+    const clock = sdkTimers();
     await pool.ensureConnected();
     const long = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 3_000 }));
     const short = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 1_000 }));
@@ -589,7 +596,8 @@ describe('callTool: deadlines', () => {
   });
 
   it('a call that finishes in time is not aborted later', async () => {
-    const { pool, clock, fake } = setup([server('a')]);
+    const { pool, fake } = setup([server('a')]);
+    const clock = sdkTimers();
     await pool.ensureConnected();
     const p = pool.callTool('a', 'wait', {}, { timeoutMs: 1_000 });
     await flush();
@@ -597,22 +605,76 @@ describe('callTool: deadlines', () => {
     expect((await p).content).toEqual([{ type: 'text', text: 'waited' }]);
     await clock.advance(5_000);
     expect(fake.last('a')?.cancelled).toBe(0);
+    expect(clock.pending()).toBe(0);
+  });
+
+  const huge: { name: string; timeoutMs: number }[] = [
+    { name: 'Infinity', timeoutMs: Number.POSITIVE_INFINITY },
+    { name: '0 (no limit)', timeoutMs: 0 },
+    { name: 'over the 2^31-1 ms a timer can hold', timeoutMs: 1e12 },
+  ];
+  it.each(huge)('timeoutMs $name: the call never times out early', async ({ timeoutMs }) => {
+    const { pool, fake } = setup([server('a')]);
+    const clock = sdkTimers();
+    await pool.ensureConnected();
+    const p = pool.callTool('a', 'wait', {}, { timeoutMs });
+    await clock.advance(24 * 3_600_000);
+    await flush();
+    expect(fake.last('a')?.cancelled).toBe(0);
+    fake.last('a')!.waitGate.resolve();
+    expect((await p).content).toEqual([{ type: 'text', text: 'waited' }]);
+  });
+
+  it('a server error that looks like a timeout (code -32001) stays SERVER_ERROR', async () => {
+    const { pool } = setup([server('a')]);
+    sdkTimers();
+    await pool.ensureConnected();
+    const e = await rejection(pool.callTool('a', 'timeout-error', {}, { timeoutMs: 1_000 }));
+    expect(e.code).toBe('SERVER_ERROR');
+    expect(e.message).toContain('-32001');
+  });
+
+  it('destroy with a call in flight: the call settles and no timer of it is left', async () => {
+    const { pool } = setup([server('a')]);
+    const clock = sdkTimers();
+    await pool.ensureConnected();
+    const p = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 60_000 }));
+    await flush();
+    expect(clock.pending()).toBeGreaterThan(0);
+    await pool.destroy();
+    expect(['CONNECTION_CLOSED', 'POOL_DESTROYED']).toContain((await p).code);
+    expect(clock.pending()).toBe(0);
   });
 });
 
-describe('callTool: cancellation reaches the SDK through RequestOptions.signal', () => {
-  it('a timeout reaches the SDK at once: the call rejects and the server gets notifications/cancelled with the reason', async () => {
-    const { pool, clock, fake } = setup([server('a')]);
+describe('callTool: cancellation reaches the SDK', () => {
+  it("without a signal of the caller's, the SDK's own request timer cancels: the server gets notifications/cancelled", async () => {
+    const { pool, fake } = setup([server('a')]);
+    const clock = sdkTimers();
     await pool.ensureConnected();
     const caught = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 10 }));
     await flush();
     await clock.advance(10);
+    expect((await caught).code).toBe('CALL_TIMEOUT');
+    await flush();
+    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([expect.stringContaining('Request timed out')]);
+    // The SDK dropped the request: a late answer changes nothing and the connection still works.
+    fake.last('a')!.waitGate.resolve();
+    await flush();
+    expect((await bounded(pool.callTool('a', 'echo', { text: 'ok' }))).content).toEqual([
+      { type: 'text', text: 'ok' },
+    ]);
+  });
+
+  it("with a signal of the caller's, the pool's clock times the call and the SDK cancels through RequestOptions.signal", async () => {
+    const { pool, clock, fake } = setup([server('a')]);
+    await pool.ensureConnected();
+    const caught = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 10, signal: new AbortController().signal }));
+    await flush();
+    await clock.advance(10);
     expect((await bounded(caught)).code).toBe('CALL_TIMEOUT');
     await flush();
-    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([
-      expect.stringContaining('timed out after 10 ms'),
-    ]);
-    // The SDK dropped the request: a late answer changes nothing and the connection still works.
+    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([expect.stringContaining('timed out after 10 ms')]);
     fake.last('a')!.waitGate.resolve();
     await flush();
     expect((await bounded(pool.callTool('a', 'echo', { text: 'ok' }))).content).toEqual([
@@ -1028,8 +1090,9 @@ describe('update (hot reload)', () => {
     const s = server('a');
     await pool.update([{ ...s, source: 'user', config: { ...s.config, callTimeoutMs: 5 } }]);
     expect(pool.get('a')).toMatchObject({ status: 'connected', source: 'user' });
+    const sdk = sdkTimers();
     const p = rejection(pool.callTool('a', 'wait'));
-    await clock.advance(5);
+    await sdk.advance(5);
     expect((await p).code).toBe('CALL_TIMEOUT');
     expect(fake.dialed).toEqual(['a']);
   });
