@@ -15,7 +15,8 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   /**
    * Per-call timeout in ms; rejects with `CALL_TIMEOUT`. With `onProgress`, an
-   * idle limit: every progress notification starts it again.
+   * idle limit: every progress notification starts it again. Without `signal`
+   * and `onProgress` it is the SDK's own request timer (real time).
    * @default server `callTimeoutMs` ?? pool `timeouts.callMs`
    */
   timeoutMs?: number | undefined;

@@ -6,11 +6,12 @@
  * network. The root entry is bundled with the SDK and zod left external, a
  * directory gets a `node_modules` with links to one SDK version and its zod,
  * and a child node process connects to a fixture server through the pool,
- * calls a tool, aborts one call and times out another. The range starts at
- * 1.27.1: the first version with everything the OAuth sign-in uses
- * (`client/auth-extensions.js` from 1.24, `OAuthDiscoveryState` from 1.27;
- * npm resolves no range to 1.27.0); 1.23 is the first whose types hold
- * `ElicitRequestFormParams`.
+ * calls a tool, aborts one call, times out another, and destroys the pool
+ * with a call in flight. The range starts at 1.28.0: the first version that
+ * clears its request timers when a connection closes (with 1.27.1 the child
+ * below never exits: the call's timer holds it). The OAuth sign-in needs
+ * 1.27 (`client/auth-extensions.js` from 1.24, `OAuthDiscoveryState` from
+ * 1.27); 1.23 is the first whose types hold `ElicitRequestFormParams`.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -144,7 +145,7 @@ describe('the root entry with the SDK versions of the declared peer range', () =
     expect(order(dev)).toBeGreaterThanOrEqual(order(lowest));
   });
 
-  it('lowest and highest version: connect, call, abort, time out, call again', async () => {
+  it('lowest and highest version: connect, call, abort, time out, call again, destroy with a call in flight', async () => {
     const want = [range.slice(1), manifest.devDependencies[SDK]];
     for (const [i, pkg] of [LOWEST, SDK].entries()) {
       const { version, result } = await check(pkg);
@@ -156,6 +157,8 @@ describe('the root entry with the SDK versions of the declared peer range', () =
         aborted: 'CALL_ABORTED',
         timedOut: 'CALL_TIMEOUT',
         after: 'still up',
+        inFlightAtDestroy: 'CONNECTION_CLOSED',
+        timersAfterDestroy: 0,
       });
     }
   }, 180_000);
