@@ -32,6 +32,8 @@ const { McpPool } = (await import(
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const DIALS = Number(process.env.BENCH_DIALS ?? 10);
+/** Fresh raw/pool server pairs the echo calls are spread over. */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 4);
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -111,9 +113,10 @@ export interface PoolMeasurements {
  * tree) through the raw SDK Client and through McpPool. Leaves no process.
  */
 export async function measurePool(
-  opts: { calls?: number; dials?: number; warmup?: number } = {},
+  opts: { calls?: number; dials?: number; warmup?: number; pairs?: number } = {},
 ): Promise<PoolMeasurements> {
   const calls = opts.calls ?? CALLS;
+  const pairs = opts.pairs ?? PAIRS;
   const dials = opts.dials ?? DIALS;
   const warmup = opts.warmup ?? 200;
   const NS = `wave-bench:${randomUUID().slice(0, 8)}`;
@@ -141,23 +144,35 @@ export async function measurePool(
       await pool.destroy();
     }
 
-    // ---- echo calls (same server fixture, both warm; interleaved blocks to share drift)
-    const { client } = await rawDial();
-    const pool = poolFor('hello');
-    await pool.ensureConnected();
-    const rawCall = () => client.callTool({ name: 'echo', arguments: { text: 'ping' } });
-    const poolCall = () => pool.callTool('hello', 'echo', { text: 'ping' });
-    await echoLoop(rawCall, warmup);
-    await echoLoop(poolCall, warmup);
-    // Alternate call by call so machine noise hits both sides alike.
+    // ---- echo calls: the same server fixture, both warm, alternating call by
+    // call so machine noise hits both sides alike. Each side talks to its own
+    // server process, and where the scheduler puts two processes can favour
+    // either side for a whole run (single runs drifted by up to 20%): so the
+    // calls are spread over `pairs` fresh raw/pool pairs, each side going
+    // first in every other pair.
     const rawCalls: number[] = [];
     const poolCalls: number[] = [];
-    for (let i = 0; i < calls; i++) {
-      rawCalls.push(...(await echoLoop(rawCall, 1)));
-      poolCalls.push(...(await echoLoop(poolCall, 1)));
+    const perPair = Math.ceil(calls / Math.max(1, pairs));
+    for (let k = 0; calls > 0 && k < pairs; k++) {
+      const { client } = await rawDial();
+      const pool = poolFor('hello');
+      await pool.ensureConnected();
+      const rawCall = () => client.callTool({ name: 'echo', arguments: { text: 'ping' } });
+      const poolCall = () => pool.callTool('hello', 'echo', { text: 'ping' });
+      await echoLoop(rawCall, warmup);
+      await echoLoop(poolCall, warmup);
+      for (let i = 0; i < perPair; i++) {
+        if (k % 2 === 0) {
+          rawCalls.push(...(await echoLoop(rawCall, 1)));
+          poolCalls.push(...(await echoLoop(poolCall, 1)));
+        } else {
+          poolCalls.push(...(await echoLoop(poolCall, 1)));
+          rawCalls.push(...(await echoLoop(rawCall, 1)));
+        }
+      }
+      await client.close();
+      await pool.destroy();
     }
-    await client.close();
-    await pool.destroy();
 
     // ---- spawner: grandchildren that ignore SIGTERM, setsid, double fork
     const rawSp = new Client({ name: 'bench-raw', version: '0' });
