@@ -152,3 +152,19 @@ export async function openMcp(page: Page): Promise<void> {
   await input.press('Enter');
   await page.getByTestId('mcp-settings').waitFor();
 }
+
+/**
+ * Wait until server `name`'s action button reads `label` and is enabled. A
+ * status is pushed live, and it can arrive before the answer to the click
+ * that caused it: until that answer, the button still shows the pending
+ * action ("Connecting...").
+ */
+export async function actionSettled(page: Page, name: string, label: string): Promise<void> {
+  await page.waitForFunction(
+    ([server, text]) => {
+      const b = document.querySelector(`[data-testid="server-${server}"] [data-testid="action"]`);
+      return b?.textContent === text && !(b as HTMLButtonElement).disabled;
+    },
+    [name, label] as const,
+  );
+}

@@ -12,7 +12,15 @@ import {
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Sandbox, sandbox } from './helpers';
-import { launchBrowser, openMcp, openPage, type RunningUi, screenshot, startUi } from './ui-helpers';
+import {
+  actionSettled,
+  launchBrowser,
+  openMcp,
+  openPage,
+  type RunningUi,
+  screenshot,
+  startUi,
+} from './ui-helpers';
 
 const hello = fixturePath('hello');
 const spawner = fixturePath('spawner');
@@ -389,15 +397,13 @@ describe('wave ui: Settings -> MCP', () => {
     expect(await button.isDisabled()).toBe(true);
     await screenshot(page, 'mcp-disconnecting');
     await page.locator('[data-testid="server-stubborn"][data-status="disconnected"]').waitFor();
-    await page.waitForFunction(() => {
-      const b = document.querySelector('[data-testid="server-stubborn"] [data-testid="action"]');
-      return b?.textContent === 'Connect' && !(b as HTMLButtonElement).disabled;
-    });
+    await actionSettled(page, 'stubborn', 'Connect');
     noneLeft();
     // A server that fails: red reason and a Reconnect button.
     const broken = page.getByTestId('server-broken');
     await broken.getByTestId('action').click();
     await page.locator('[data-testid="server-broken"][data-status="error"]').waitFor();
+    await actionSettled(page, 'broken', 'Reconnect');
     expect(await broken.getByTestId('server-error').textContent()).toBeTruthy();
     expect(await broken.getByTestId('server-error').evaluate((el) => getComputedStyle(el).color)).toBe(
       'rgb(200, 30, 30)',
@@ -423,9 +429,23 @@ describe('wave ui: Settings -> MCP', () => {
     const ui = await startUi(s, modelArgs(m));
     const page = await openPage(browser, ui);
     await openMcp(page);
+    // Hold the answer to the click: the live push of "connected" comes first.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/mcp/servers/remote/connect', async (route) => {
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
     const row = page.getByTestId('server-remote');
     await row.getByTestId('action').click();
     await page.locator('[data-testid="server-remote"][data-status="connected"]').waitFor();
+    // Until the click is answered, the button shows the action in flight.
+    expect(await row.getByTestId('action').textContent()).toBe('Connecting...');
+    release();
+    await actionSettled(page, 'remote', 'Disconnect');
     await f.stop();
     // Retries back off for seconds (5 attempts from 0.5 s, doubling): the row says so meanwhile.
     await page.locator('[data-testid="server-remote"][data-status="reconnecting"]').waitFor();
@@ -433,10 +453,7 @@ describe('wave ui: Settings -> MCP', () => {
     await screenshot(page, 'mcp-reconnecting');
     await row.getByTestId('action').click();
     await page.locator('[data-testid="server-remote"][data-status="disconnected"]').waitFor();
-    await page.waitForFunction(() => {
-      const b = document.querySelector('[data-testid="server-remote"] [data-testid="action"]');
-      return b?.textContent === 'Connect' && !(b as HTMLButtonElement).disabled;
-    });
+    await actionSettled(page, 'remote', 'Connect');
     await closeUi(ui);
   });
 
