@@ -669,12 +669,16 @@ describe('callTool: cancellation reaches the SDK', () => {
   it("with a signal of the caller's, the pool's clock times the call and the SDK cancels through RequestOptions.signal", async () => {
     const { pool, clock, fake } = setup([server('a')]);
     await pool.ensureConnected();
-    const caught = rejection(pool.callTool('a', 'wait', {}, { timeoutMs: 10, signal: new AbortController().signal }));
+    const caught = rejection(
+      pool.callTool('a', 'wait', {}, { timeoutMs: 10, signal: new AbortController().signal }),
+    );
     await flush();
     await clock.advance(10);
     expect((await bounded(caught)).code).toBe('CALL_TIMEOUT');
     await flush();
-    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([expect.stringContaining('timed out after 10 ms')]);
+    expect(fake.last('a')?.cancelReasons.map(String)).toEqual([
+      expect.stringContaining('timed out after 10 ms'),
+    ]);
     fake.last('a')!.waitGate.resolve();
     await flush();
     expect((await bounded(pool.callTool('a', 'echo', { text: 'ok' }))).content).toEqual([
@@ -1085,7 +1089,7 @@ describe('update (hot reload)', () => {
   });
 
   it('metadata-only change (same fingerprint) keeps the connection and applies the new settings', async () => {
-    const { pool, fake, clock } = setup([server('a')]);
+    const { pool, fake } = setup([server('a')]);
     await pool.ensureConnected();
     const s = server('a');
     await pool.update([{ ...s, source: 'user', config: { ...s.config, callTimeoutMs: 5 } }]);
