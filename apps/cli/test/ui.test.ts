@@ -621,10 +621,25 @@ describe('wave ui: no model configured', () => {
     await writeUserConfig(s, { hello: { command: process.execPath, args: [hello] } });
     const ui = await startUi(s, []);
     expect(ui.output()).toContain('No model is configured');
-    const page = await openPage(browser, ui);
+    // The event stream opens late (as on a busy machine): the turn's error
+    // arrives only as an event, so the message must wait for the stream.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    onTestFinished(() => context.close());
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.route('**/api/events**', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(ui.url);
     const input = page.getByRole('textbox', { name: 'Message' });
     await input.fill('hello?');
     await input.press('Enter');
+    release();
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('--base-url');

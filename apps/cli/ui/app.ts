@@ -123,6 +123,16 @@ async function loadState(): Promise<void> {
   }
 }
 
+/**
+ * Settles once the event stream is open. A turn's outcome (an error above
+ * all) arrives only as an event, so a message is sent only when the page
+ * can hear it: typed before the stream opened, it waits for it.
+ */
+let markLive: () => void = () => undefined;
+const live = new Promise<void>((resolve) => {
+  markLive = resolve;
+});
+
 function connectEvents(): void {
   const es = api.events();
   es.addEventListener('message', (e) => addMessage(JSON.parse((e as MessageEvent).data)));
@@ -150,6 +160,7 @@ function connectEvents(): void {
   });
   // After a dropped stream the browser reconnects by itself; catch up on what was missed.
   es.addEventListener('open', () => {
+    markLive();
     if (store.loaded) void loadState();
   });
 }
@@ -169,6 +180,7 @@ async function submit(): Promise<void> {
   if (store.busy) return;
   update({ input: '' });
   try {
+    await live;
     await api.send(text);
   } catch (err) {
     update({ input: text });
