@@ -106,8 +106,7 @@ describe('TokenStore', () => {
     await s.write(file, { serverUrl: 'x' });
     writeFileSync(`${file}.lock`, JSON.stringify({ pid: process.ppid, at: now }));
     const waiting = s.withLock(file, async () => 'never').catch((e: Error) => e.name);
-    // Let it poll, then move time past lockWaitMs (not past staleness).
-    await new Promise((r) => setTimeout(r, 30));
+    // Past lockWaitMs from the call (not past staleness), whenever the waiter polls.
     now += 500;
     expect(await waiting).toBe('LockTimeoutError');
     now += 2_000; // now the lock is stale

@@ -153,9 +153,10 @@ export class TokenStore {
    * Rejects with {@link LockTimeoutError} after `lockWaitMs`.
    */
   async withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+    // The wait counts from the call, not from when the directory exists.
+    const started = this.now();
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const lock = `${file}.lock`;
-    const started = this.now();
     let delay = 10;
     for (;;) {
       try {
