@@ -13,6 +13,9 @@
  *
  * Each measurement follows an idle gap (BENCH_EXEC_GAP_MS, default 25 ms), as
  * between two model turns, when the worker makes the next script's fresh context.
+ * A fourth row is the floor under any worker-based Exec (EXEC.md): a bare worker
+ * that does no sandbox work, around the same funnel call, with the four thread
+ * hand-offs a script with one nested call needs (run, call, result, done).
  * A last table measures the sandbox alone around an in-memory host function (its
  * own time in microseconds), beside a bare worker's round trip: the floor under it.
  */
@@ -39,6 +42,32 @@ const GAP_MS = Number(process.env.BENCH_EXEC_GAP_MS ?? 25);
 const WARMUP = 20;
 
 const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A bare worker with an Exec run's four thread hand-offs around `call` and no
+ * sandbox work (no context, no compile, no copy): host -> worker (run),
+ * worker -> host (call), host -> worker (result), worker -> host (done).
+ */
+function handOffFloor(call: () => Promise<unknown>): { run: Runner; close: () => Promise<number> } {
+  const bare = new Worker(
+    "const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m === 'run' ? 'call' : 'done'))",
+    { eval: true },
+  );
+  const run: Runner = () =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: string) => {
+        if (m === 'call') {
+          call().then(() => bare.postMessage('result'), reject);
+        } else {
+          bare.off('message', onMessage);
+          resolve({ isError: false });
+        }
+      };
+      bare.on('message', onMessage);
+      bare.postMessage('run');
+    });
+  return { run, close: () => bare.terminate() };
+}
 
 type Runner = () => Promise<{ isError: boolean }>;
 
@@ -83,6 +112,7 @@ async function viaFunnel(
   });
   const pool = McpPool.create({ servers, markerNamespace: ns });
   const exec = execExposure();
+  let floor: ReturnType<typeof handOffFloor> | undefined;
   try {
     const record = await pool.connect(server);
     const funnel = new Funnel({
@@ -116,13 +146,16 @@ async function viaFunnel(
       if (route.kind !== 'custom') throw new Error('Exec is not routed to its handler');
       return route.run({ callTool });
     };
+    floor = handOffFloor(() => funnel.call(fullName, args));
     const times = await interleaved([
       ['flat funnel call', () => funnel.call(fullName, args)],
       ['Exec, empty script', execRun('return 1')],
       ['Exec, one nested call', execRun(`return await tools.${fullName}(${JSON.stringify(args)})`)],
+      ['floor: 4 hand-offs+call', floor.run],
     ]);
     report(label, times, 'flat funnel call');
   } finally {
+    await floor?.close();
     await exec.close();
     await pool.destroy();
     await killMarked(ns);
