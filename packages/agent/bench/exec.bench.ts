@@ -43,33 +43,21 @@ const WARMUP = 20;
 
 const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * A bare worker with an Exec run's four thread hand-offs around `call` and no
- * sandbox work (no context, no compile, no copy): host -> worker (run),
- * worker -> host (call), host -> worker (result), worker -> host (done).
- */
-function handOffFloor(call: () => Promise<unknown>): { run: Runner; close: () => Promise<number> } {
-  const bare = new Worker(
-    "const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m === 'run' ? 'call' : 'done'))",
+type Runner = () => Promise<{ isError: boolean }>;
+
+/** A bare worker: it answers every message with the same message and does nothing else. */
+function echoWorker(): { roundTrip: Runner; close: () => Promise<number> } {
+  const worker = new Worker(
+    "const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m))",
     { eval: true },
   );
-  const run: Runner = () =>
-    new Promise((resolve, reject) => {
-      const onMessage = (m: string) => {
-        if (m === 'call') {
-          call().then(() => bare.postMessage('result'), reject);
-        } else {
-          bare.off('message', onMessage);
-          resolve({ isError: false });
-        }
-      };
-      bare.on('message', onMessage);
-      bare.postMessage('run');
+  const roundTrip: Runner = () =>
+    new Promise((resolve) => {
+      worker.once('message', () => resolve({ isError: false }));
+      worker.postMessage({ t: 'ping', text: 'hi' });
     });
-  return { run, close: () => bare.terminate() };
+  return { roundTrip, close: () => worker.terminate() };
 }
-
-type Runner = () => Promise<{ isError: boolean }>;
 
 /** Runs the named runners interleaved (rotating order, an idle gap before each); p50 and p95 of each. */
 async function interleaved(runners: [string, Runner][]): Promise<Map<string, number[]>> {
@@ -112,7 +100,7 @@ async function viaFunnel(
   });
   const pool = McpPool.create({ servers, markerNamespace: ns });
   const exec = execExposure();
-  let floor: ReturnType<typeof handOffFloor> | undefined;
+  const bare = echoWorker();
   try {
     const record = await pool.connect(server);
     const funnel = new Funnel({
@@ -146,16 +134,22 @@ async function viaFunnel(
       if (route.kind !== 'custom') throw new Error('Exec is not routed to its handler');
       return route.run({ callTool });
     };
-    floor = handOffFloor(() => funnel.call(fullName, args));
+    // The four thread hand-offs of a script with one nested call (run, call, result,
+    // done) around the same funnel call, with no sandbox work: no context, compile or copy.
+    const floor: Runner = async () => {
+      await bare.roundTrip();
+      await funnel.call(fullName, args);
+      return bare.roundTrip();
+    };
     const times = await interleaved([
       ['flat funnel call', () => funnel.call(fullName, args)],
       ['Exec, empty script', execRun('return 1')],
       ['Exec, one nested call', execRun(`return await tools.${fullName}(${JSON.stringify(args)})`)],
-      ['floor: 4 hand-offs+call', floor.run],
+      ['floor: 4 hand-offs+call', floor],
     ]);
     report(label, times, 'flat funnel call');
   } finally {
-    await floor?.close();
+    await bare.close();
     await exec.close();
     await pool.destroy();
     await killMarked(ns);
@@ -181,17 +175,8 @@ async function inMemory(): Promise<void> {
     search: () => [],
   };
   const sandbox = createExecSandbox();
-  const bare = new Worker(
-    "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m))",
-    { eval: true },
-  );
-  const roundTrip = () =>
-    new Promise<{ isError: boolean }>((resolve) => {
-      bare.once('message', () => resolve({ isError: false }));
-      bare.postMessage({ t: 'ping', text: 'hi' });
-    });
+  const bare = echoWorker();
   try {
-    await roundTrip();
     const times = await interleaved([
       [
         'direct host call',
@@ -205,12 +190,12 @@ async function inMemory(): Promise<void> {
         'Exec, one nested call',
         () => sandbox.run('return await tools.mcp__bench__echo({ message: "hi" })', host),
       ],
-      ['bare worker round trip', roundTrip],
+      ['bare worker round trip', bare.roundTrip],
     ]);
     report("in-memory host function (the sandbox's own time)", times, 'direct host call');
   } finally {
     await sandbox.close();
-    await bare.terminate();
+    await bare.close();
   }
 }
 
